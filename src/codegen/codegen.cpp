@@ -1,0 +1,79 @@
+#include "codegen.h"
+
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Transforms/Utils/ModuleUtils.h>
+
+#include "emit_object.h"
+#include "lowering.h"
+
+namespace rbt::codegen {
+
+namespace {
+std::string print_module(const llvm::Module &module) {
+  std::string s;
+  llvm::raw_string_ostream out(s);
+  module.print(out, nullptr);
+  return s;
+}
+}  // namespace
+
+Result<CompiledObject> compile(const ast::Program &program, const sema::SemaInfo &sema,
+                               const CodegenOptions &options) {
+  auto tm = create_bpf_target_machine();
+  if (!tm)
+    return tm.error();
+
+  llvm::LLVMContext context;
+  llvm::Module module("rbt", context);
+  module.setTargetTriple((*tm)->getTargetTriple().str());
+  module.setDataLayout((*tm)->createDataLayout());
+
+  DebugInfo debug_info(module);
+  Resources resources(debug_info, sema);
+  Lowering lowering(module, debug_info, resources, sema);
+  unsigned index = 0;
+  for (const ast::Probe *probe : program.probes)
+    for (const ProbeDesc &desc : sema.probes.at(probe))
+      lowering.lower_probe(*probe, desc, index++);
+
+  auto *license_init = llvm::ConstantDataArray::getString(context, "GPL");
+  auto *license = new llvm::GlobalVariable(module, license_init->getType(), true,
+                                           llvm::GlobalValue::ExternalLinkage, license_init,
+                                           "_license");
+  license->setSection("license");
+  std::vector<llvm::GlobalValue *> used{license};
+  for (auto &g : module.globals())
+    if (g.getSection() == ".maps")
+      used.push_back(&g);
+  llvm::appendToCompilerUsed(module, used);
+  debug_info.finalize();
+
+  CompiledObject out;
+  if (options.keep_ir)
+    out.ir = print_module(module);
+  std::string verify_errors;
+  llvm::raw_string_ostream verify_out(verify_errors);
+  if (llvm::verifyModule(module, &verify_out))
+    return make_error("generating code", "internal error: invalid LLVM IR:\n" + verify_errors,
+                      "please report this with the script that caused it");
+
+  optimize(module, **tm);
+  if (options.keep_ir)
+    out.ir_opt = print_module(module);
+  if (options.keep_asm) {
+    auto text = emit(module, **tm, true);
+    if (!text)
+      return text.error();
+    out.asm_text.assign(text->begin(), text->end());
+  }
+  auto elf = emit(module, **tm, false);
+  if (!elf)
+    return elf.error();
+  out.elf = std::move(*elf);
+  out.manifest = resources.take_manifest();
+  return out;
+}
+
+}  // namespace rbt::codegen

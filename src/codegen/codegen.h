@@ -1,0 +1,29 @@
+#pragma once
+// The code generator: typed AST → LLVM IR → optimized BPF ELF object, plus the Manifest that
+// tells the runtime what is in it. Deterministic: nothing here looks at the running kernel.
+
+#include <string>
+#include <vector>
+
+#include "ast.h"
+#include "manifest.h"
+#include "result.h"
+#include "sema/sema.h"
+
+namespace rbt::codegen {
+
+struct CodegenOptions {
+  bool keep_ir = false;      // fill CompiledObject::ir (before optimization) and ir_opt
+  bool keep_asm = false;     // fill CompiledObject::asm_text
+};
+
+struct CompiledObject {
+  std::vector<char> elf;
+  Manifest manifest;
+  std::string ir, ir_opt, asm_text;
+};
+
+Result<CompiledObject> compile(const ast::Program &program, const sema::SemaInfo &sema,
+                               const CodegenOptions &options);
+
+}  // namespace rbt::codegen

@@ -1,0 +1,77 @@
+#include "debug_info.h"
+
+#include <llvm/BinaryFormat/Dwarf.h>
+
+namespace rbt::codegen {
+
+DebugInfo::DebugInfo(llvm::Module &module) : module_(module), dib_(module) {
+  file_ = dib_.createFile("rbt", ".");
+  cu_ = dib_.createCompileUnit(llvm::dwarf::DW_LANG_C11, file_, "rbt", true, "", 0);
+  int_ = dib_.createBasicType("int", 32, llvm::dwarf::DW_ATE_signed);
+  u8_ = dib_.createBasicType("unsigned char", 8, llvm::dwarf::DW_ATE_unsigned_char);
+  auto *void_ptr = dib_.createPointerType(nullptr, 64);
+  probe_fn_type_ = dib_.createSubroutineType(dib_.getOrCreateTypeArray({int_, void_ptr}));
+  module.addModuleFlag(llvm::Module::Max, "Dwarf Version", 5);
+  module.addModuleFlag(llvm::Module::Warning, "Debug Info Version",
+                       llvm::DEBUG_METADATA_VERSION);
+}
+
+llvm::DIType *DebugInfo::int_array(uint64_t count) {
+  auto *range = dib_.getOrCreateSubrange(0, static_cast<int64_t>(count));
+  return dib_.createArrayType(32 * count, 32, int_, dib_.getOrCreateArray({range}));
+}
+
+llvm::DIType *DebugInfo::bytes(uint64_t size) {
+  auto *range = dib_.getOrCreateSubrange(0, static_cast<int64_t>(size));
+  return dib_.createArrayType(8 * size, 8, u8_, dib_.getOrCreateArray({range}));
+}
+
+llvm::GlobalVariable *DebugInfo::define_map(const std::string &name, unsigned map_type,
+                                            uint64_t max_entries, uint64_t key_size,
+                                            uint64_t value_size) {
+  auto &ctx = module_.getContext();
+  auto *ptr = llvm::PointerType::get(ctx, 0);
+  bool has_kv = key_size != 0;
+  std::vector<llvm::Type *> fields(has_kv ? 4 : 2, ptr);
+  auto *struct_ty = llvm::StructType::get(ctx, fields);
+  auto *gv = new llvm::GlobalVariable(module_, struct_ty, false, llvm::GlobalValue::ExternalLinkage,
+                                      llvm::ConstantAggregateZero::get(struct_ty), name);
+  gv->setSection(".maps");
+  gv->setAlignment(llvm::Align(8));
+
+  std::vector<llvm::Metadata *> members;
+  uint64_t offset = 0;
+  auto member = [&](const char *member_name, llvm::DIType *pointee) {
+    members.push_back(dib_.createMemberType(cu_, member_name, file_, 0, 64, 0, offset,
+                                            llvm::DINode::FlagZero,
+                                            dib_.createPointerType(pointee, 64)));
+    offset += 64;
+  };
+  member("type", int_array(map_type));
+  member("max_entries", int_array(max_entries));
+  if (has_kv) {
+    member("key", bytes(key_size));
+    member("value", bytes(value_size));
+  }
+  auto *di_struct = dib_.createStructType(cu_, "", file_, 0, offset, 0, llvm::DINode::FlagZero,
+                                          nullptr, dib_.getOrCreateArray(members));
+  auto *expr = dib_.createGlobalVariableExpression(cu_, name, "", file_, 0, di_struct, false);
+  gv->addDebugInfo(expr);
+  globals_.push_back(expr);
+  return gv;
+}
+
+llvm::DISubprogram *DebugInfo::describe_function(llvm::Function &fn, unsigned line) {
+  auto *sp = dib_.createFunction(file_, fn.getName(), fn.getName(), file_, line, probe_fn_type_,
+                                 line, llvm::DINode::FlagPrototyped,
+                                 llvm::DISubprogram::SPFlagDefinition);
+  fn.setSubprogram(sp);
+  return sp;
+}
+
+void DebugInfo::finalize() {
+  cu_->replaceGlobalVariables(llvm::MDTuple::get(module_.getContext(), globals_));
+  dib_.finalize();
+}
+
+}  // namespace rbt::codegen

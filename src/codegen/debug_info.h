@@ -1,0 +1,41 @@
+#pragma once
+// BTF through DWARF: the BPF backend turns debug info into .BTF/.BTF.ext, and libbpf reads
+// map definitions from BTF only. This builds what clang emits for
+//   struct { __uint(type, T); __uint(max_entries, N); __type(key, K); __type(value, V); } m
+//       SEC(".maps");
+// and a DISubprogram for every generated function (the kernel rejects partial func info).
+
+#include <llvm/IR/DIBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include <string>
+
+namespace rbt::codegen {
+
+class DebugInfo {
+public:
+  explicit DebugInfo(llvm::Module &module);
+
+  // Declares a BTF-described map global named `name` in section ".maps". key_size and
+  // value_size of 0 leave out the key/value members (ring buffers).
+  llvm::GlobalVariable *define_map(const std::string &name, unsigned map_type,
+                                   uint64_t max_entries, uint64_t key_size, uint64_t value_size);
+  // Attaches a subprogram `int fn(void *ctx)` to `fn`.
+  llvm::DISubprogram *describe_function(llvm::Function &fn, unsigned line);
+  void finalize();
+
+private:
+  llvm::DIType *int_array(uint64_t count);  // the `int (*)[count]` trick of __uint()
+  llvm::DIType *bytes(uint64_t size);       // a key or value: an array of bytes
+
+  llvm::Module &module_;
+  llvm::DIBuilder dib_;
+  llvm::DIFile *file_;
+  llvm::DICompileUnit *cu_;
+  llvm::DIBasicType *int_;
+  llvm::DIBasicType *u8_;
+  llvm::DISubroutineType *probe_fn_type_;
+  std::vector<llvm::Metadata *> globals_;
+};
+
+}  // namespace rbt::codegen

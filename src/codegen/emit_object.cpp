@@ -1,0 +1,68 @@
+#include "emit_object.h"
+
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/TargetParser/Triple.h>
+
+#include <mutex>
+
+extern "C" {
+void LLVMInitializeBPFTargetInfo();
+void LLVMInitializeBPFTarget();
+void LLVMInitializeBPFTargetMC();
+void LLVMInitializeBPFAsmPrinter();
+}
+
+namespace rbt::codegen {
+
+Result<std::unique_ptr<llvm::TargetMachine>> create_bpf_target_machine() {
+  // Only the BPF target is linked in; initialising all targets would cost start-up time.
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeBPFTargetInfo();
+    LLVMInitializeBPFTarget();
+    LLVMInitializeBPFTargetMC();
+    LLVMInitializeBPFAsmPrinter();
+  });
+  std::string triple = "bpfel", error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return make_error("creating the BPF back end", error);
+  llvm::TargetOptions opts;
+  // cpu v3: 32-bit sub-registers and jmp32, available since Linux 5.1.
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      triple, "v3", "", opts, std::nullopt, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  if (!tm)
+    return make_error("creating the BPF back end", "LLVM could not create a BPF target machine");
+  return tm;
+}
+
+void optimize(llvm::Module &module, llvm::TargetMachine &tm) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(&tm);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
+  mpm.run(module, mam);
+}
+
+Result<std::vector<char>> emit(llvm::Module &module, llvm::TargetMachine &tm, bool assembly) {
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream out(buffer);
+  llvm::legacy::PassManager pm;
+  auto type = assembly ? llvm::CodeGenFileType::AssemblyFile : llvm::CodeGenFileType::ObjectFile;
+  if (tm.addPassesToEmitFile(pm, out, nullptr, type))
+    return make_error("emitting BPF code", "the BPF target cannot emit this file type");
+  pm.run(module);
+  return std::vector<char>(buffer.begin(), buffer.end());
+}
+
+}  // namespace rbt::codegen

@@ -1,0 +1,93 @@
+#include "ir_builder_bpf.h"
+
+#include <cassert>
+
+namespace rbt::codegen {
+
+llvm::Value *IRBuilderBPF::call_helper(bpf_func_id id, llvm::Type *ret,
+                                       llvm::ArrayRef<llvm::Value *> args,
+                                       const llvm::Twine &name) {
+  std::vector<llvm::Type *> params;
+  for (auto *a : args)
+    params.push_back(a->getType());
+  auto *fty = llvm::FunctionType::get(ret, params, false);
+  // BPF calls helpers by number: `call ptr inttoptr (i64 id to ptr)(...)`, as clang emits.
+  auto *callee = llvm::ConstantExpr::getIntToPtr(getInt64(id), getPtrTy());
+  return CreateCall(fty, callee, args, name);
+}
+
+llvm::Value *IRBuilderBPF::map_lookup(llvm::Value *map, llvm::Value *key) {
+  return call_helper(BPF_FUNC_map_lookup_elem, getPtrTy(), {map, key}, "lookup");
+}
+
+llvm::Value *IRBuilderBPF::map_update(llvm::Value *map, llvm::Value *key, llvm::Value *value,
+                                      uint64_t flags) {
+  return call_helper(BPF_FUNC_map_update_elem, getInt64Ty(), {map, key, value, getInt64(flags)});
+}
+
+llvm::Value *IRBuilderBPF::map_delete(llvm::Value *map, llvm::Value *key) {
+  return call_helper(BPF_FUNC_map_delete_elem, getInt64Ty(), {map, key});
+}
+
+llvm::Value *IRBuilderBPF::ringbuf_output(llvm::Value *ringbuf, llvm::Value *data, uint64_t size) {
+  return call_helper(BPF_FUNC_ringbuf_output, getInt64Ty(),
+                     {ringbuf, data, getInt64(size), getInt64(0)});
+}
+
+llvm::AllocaInst *IRBuilderBPF::stack_slot(llvm::Type *type, const llvm::Twine &name) {
+  llvm::Function *fn = GetInsertBlock()->getParent();
+  llvm::IRBuilder<> entry(&fn->getEntryBlock(), fn->getEntryBlock().begin());
+  llvm::AllocaInst *slot = entry.CreateAlloca(type, nullptr, name);
+  slot->setAlignment(llvm::Align(8));
+  // Zero it right where it is allocated: every later use sees defined bytes.
+  entry.SetInsertPoint(slot->getParent(), std::next(slot->getIterator()));
+  const llvm::DataLayout &dl = module_.getDataLayout();
+  entry.CreateMemSet(slot, entry.getInt8(0), dl.getTypeAllocSize(type), llvm::Align(8));
+  return slot;
+}
+
+llvm::AllocaInst *IRBuilderBPF::stack_slot(uint64_t size, const llvm::Twine &name) {
+  return stack_slot(llvm::ArrayType::get(getInt8Ty(), (size + 7) / 8 * 8), name);
+}
+
+llvm::Value *IRBuilderBPF::byte_ptr(llvm::Value *base, uint64_t offset) {
+  return offset ? CreateConstInBoundsGEP1_64(getInt8Ty(), base, offset) : base;
+}
+
+void IRBuilderBPF::store_bytes(llvm::Value *dst, std::string_view bytes) {
+  // 8 bytes at a time, as immediates: no .rodata section, no memcpy from a global.
+  size_t i = 0;
+  for (; i + 8 <= bytes.size(); i += 8) {
+    uint64_t v = 0;
+    for (int b = 7; b >= 0; b--)
+      v = (v << 8) | static_cast<uint8_t>(bytes[i + b]);
+    CreateStore(getInt64(v), byte_ptr(dst, i));
+  }
+  for (; i < bytes.size(); i++)
+    CreateStore(getInt8(static_cast<uint8_t>(bytes[i])), byte_ptr(dst, i));
+}
+
+void IRBuilderBPF::zero_bytes(llvm::Value *dst, uint64_t size) {
+  if (size)
+    CreateMemSet(dst, getInt8(0), size, llvm::MaybeAlign(1));
+}
+
+void IRBuilderBPF::copy_bytes(llvm::Value *dst, llvm::Value *src, uint64_t size) {
+  if (size)
+    CreateMemCpy(dst, llvm::MaybeAlign(1), src, llvm::MaybeAlign(1), size);
+}
+
+llvm::Value *IRBuilderBPF::load_int(llvm::Value *ptr, unsigned size, bool is_signed) {
+  llvm::Type *ty = getIntNTy(size * 8);
+  llvm::Value *v = CreateLoad(ty, ptr);
+  if (size == 8)
+    return v;
+  return is_signed ? CreateSExt(v, getInt64Ty()) : CreateZExt(v, getInt64Ty());
+}
+
+void IRBuilderBPF::store_int(llvm::Value *ptr, llvm::Value *value, unsigned size) {
+  llvm::Type *ty = getIntNTy(size * 8);
+  CreateStore(size == 8 ? value : CreateTrunc(value, ty), ptr);
+}
+
+}  // namespace rbt::codegen

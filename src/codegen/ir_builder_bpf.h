@@ -1,0 +1,48 @@
+#pragma once
+// IRBuilder with the BPF vocabulary: helper calls by id, map operations, stack slots in the
+// entry block, constant bytes. Lowering code speaks in these terms, not in raw intrinsics.
+
+#include <linux/bpf.h>
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include <string_view>
+
+namespace rbt::codegen {
+
+class IRBuilderBPF : public llvm::IRBuilder<> {
+public:
+  IRBuilderBPF(llvm::LLVMContext &ctx, llvm::Module &module) : IRBuilder(ctx), module_(module) {}
+
+  llvm::Module &module() { return module_; }
+  llvm::PointerType *ptr_type() { return getPtrTy(); }
+
+  // Calls BPF helper `id` (an `enum bpf_func_id` value) with i64/ptr arguments.
+  llvm::Value *call_helper(bpf_func_id id, llvm::Type *ret, llvm::ArrayRef<llvm::Value *> args,
+                           const llvm::Twine &name = "");
+
+  llvm::Value *map_lookup(llvm::Value *map, llvm::Value *key);  // returns ptr (null if absent)
+  llvm::Value *map_update(llvm::Value *map, llvm::Value *key, llvm::Value *value, uint64_t flags);
+  llvm::Value *map_delete(llvm::Value *map, llvm::Value *key);
+  llvm::Value *ringbuf_output(llvm::Value *ringbuf, llvm::Value *data, uint64_t size);
+
+  // A zero-initialized stack slot of `size` bytes (or of `type`), allocated in the entry block
+  // so that loops do not grow the stack. Zeroing keeps padding bytes defined for the verifier.
+  llvm::AllocaInst *stack_slot(uint64_t size, const llvm::Twine &name = "");
+  llvm::AllocaInst *stack_slot(llvm::Type *type, const llvm::Twine &name = "");
+
+  void store_bytes(llvm::Value *dst, std::string_view bytes);  // constant bytes, as immediates
+  void zero_bytes(llvm::Value *dst, uint64_t size);
+  void copy_bytes(llvm::Value *dst, llvm::Value *src, uint64_t size);
+  llvm::Value *byte_ptr(llvm::Value *base, uint64_t offset);
+
+  // Loads an integer of `size` bytes at `ptr` and extends it to i64.
+  llvm::Value *load_int(llvm::Value *ptr, unsigned size, bool is_signed);
+  void store_int(llvm::Value *ptr, llvm::Value *value, unsigned size);
+
+private:
+  llvm::Module &module_;
+};
+
+}  // namespace rbt::codegen

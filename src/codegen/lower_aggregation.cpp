@@ -1,0 +1,148 @@
+// Aggregations: `@m[k] = count()` and friends. Aggregation maps are per-CPU hashes, so updates
+// are plain loads and stores; the runtime sums the CPUs' values when it prints.
+
+#include "lowering.h"
+
+namespace rbt::codegen {
+
+using namespace ast;
+
+void Lowering::upsert(const MapDesc &map, llvm::Value *key,
+                      const std::function<void(llvm::Value *)> &update,
+                      const std::function<void(llvm::Value *)> &init) {
+  llvm::Value *global = resources_.map_global(map.name);
+  llvm::Value *found = b_.map_lookup(global, key);
+  auto *hit = new_block("agg_hit");
+  auto *miss = new_block("agg_miss");
+  auto *done = new_block("agg_done");
+  b_.CreateCondBr(b_.CreateIsNull(found), miss, hit);
+  b_.SetInsertPoint(hit);
+  update(found);
+  b_.CreateBr(done);
+  b_.SetInsertPoint(miss);
+  llvm::Value *slot = b_.stack_slot(map.bpf_value_size(), "agg_init");
+  init(slot);
+  b_.map_update(global, key, slot, BPF_ANY);
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+}
+
+namespace {
+llvm::Value *field(IRBuilderBPF &b, llvm::Value *value, unsigned offset) {
+  return b.byte_ptr(value, offset);
+}
+}  // namespace
+
+void Lowering::lower_count(const Call &, const MapDesc &map, llvm::Value *key) {
+  upsert(
+      map, key,
+      [&](llvm::Value *v) { b_.CreateStore(b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), v), b_.getInt64(1)), v); },
+      [&](llvm::Value *v) { b_.CreateStore(b_.getInt64(1), v); });
+}
+
+void Lowering::lower_sum(const Call &call, const MapDesc &map, llvm::Value *key) {
+  llvm::Value *x = lower_expr(*call.args[0]);
+  upsert(
+      map, key,
+      [&](llvm::Value *v) { b_.CreateStore(b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), v), x), v); },
+      [&](llvm::Value *v) { b_.CreateStore(x, v); });
+}
+
+// min/max values are {value, has_value}: a CPU that never saw the key has a zeroed slot.
+static void lower_extremum(Lowering &, IRBuilderBPF &b, llvm::Value *x, bool is_signed, bool is_min,
+                           const std::function<void(const std::function<void(llvm::Value *)> &,
+                                                    const std::function<void(llvm::Value *)> &)> &upsert) {
+  upsert(
+      [&](llvm::Value *v) {
+        llvm::Value *cur = b.CreateLoad(b.getInt64Ty(), field(b, v, 0));
+        llvm::Value *has = b.CreateLoad(b.getInt64Ty(), field(b, v, 8));
+        llvm::CmpInst::Predicate p =
+            is_min ? (is_signed ? llvm::CmpInst::ICMP_SLT : llvm::CmpInst::ICMP_ULT)
+                   : (is_signed ? llvm::CmpInst::ICMP_SGT : llvm::CmpInst::ICMP_UGT);
+        llvm::Value *take = b.CreateOr(b.CreateICmpEQ(has, b.getInt64(0)), b.CreateICmp(p, x, cur));
+        b.CreateStore(b.CreateSelect(take, x, cur), field(b, v, 0));
+        b.CreateStore(b.getInt64(1), field(b, v, 8));
+      },
+      [&](llvm::Value *v) {
+        b.CreateStore(x, field(b, v, 0));
+        b.CreateStore(b.getInt64(1), field(b, v, 8));
+      });
+}
+
+void Lowering::lower_min(const Call &call, const MapDesc &map, llvm::Value *key) {
+  llvm::Value *x = lower_expr(*call.args[0]);
+  lower_extremum(*this, b_, x, map.value.is_signed, true,
+                 [&](auto &update, auto &init) { upsert(map, key, update, init); });
+}
+
+void Lowering::lower_max(const Call &call, const MapDesc &map, llvm::Value *key) {
+  llvm::Value *x = lower_expr(*call.args[0]);
+  lower_extremum(*this, b_, x, map.value.is_signed, false,
+                 [&](auto &update, auto &init) { upsert(map, key, update, init); });
+}
+
+// avg and stats keep {total, count}.
+void Lowering::lower_avg(const Call &call, const MapDesc &map, llvm::Value *key) {
+  llvm::Value *x = lower_expr(*call.args[0]);
+  upsert(
+      map, key,
+      [&](llvm::Value *v) {
+        llvm::Value *total = field(b_, v, 0), *count = field(b_, v, 8);
+        b_.CreateStore(b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), total), x), total);
+        b_.CreateStore(b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), count), b_.getInt64(1)), count);
+      },
+      [&](llvm::Value *v) {
+        b_.CreateStore(x, field(b_, v, 0));
+        b_.CreateStore(b_.getInt64(1), field(b_, v, 8));
+      });
+}
+
+void Lowering::lower_stats(const Call &call, const MapDesc &map, llvm::Value *key) {
+  lower_avg(call, map, key);
+}
+
+llvm::Value *Lowering::hist_key(const MapDesc &map, llvm::Value *key, llvm::Value *bucket) {
+  b_.CreateStore(bucket, b_.byte_ptr(key, map.bucket_offset()));
+  return key;
+}
+
+// Bucket 0 is (..., 0), 1 is [0], 2 is [1], and 2 + k is [2^k, 2^(k+1)).
+llvm::Value *Lowering::log2_bucket(llvm::Value *value, bool is_signed) {
+  llvm::Value *v = value, *log = b_.getInt64(0);
+  for (unsigned shift : {32u, 16u, 8u, 4u, 2u, 1u}) {
+    llvm::Value *big = b_.CreateICmpUGE(v, b_.getInt64(1ull << shift));
+    v = b_.CreateSelect(big, b_.CreateLShr(v, shift), v);
+    log = b_.CreateSelect(big, b_.CreateAdd(log, b_.getInt64(shift)), log);
+  }
+  llvm::Value *bucket =
+      b_.CreateSelect(b_.CreateICmpEQ(value, b_.getInt64(0)), b_.getInt64(1), b_.CreateAdd(log, b_.getInt64(2)));
+  if (is_signed)
+    bucket = b_.CreateSelect(b_.CreateICmpSLT(value, b_.getInt64(0)), b_.getInt64(0), bucket);
+  return bucket;
+}
+
+// Bucket 0 is (..., min), 1..n are [min + (i-1)*step, min + i*step), n+1 is [max, ...).
+llvm::Value *Lowering::linear_bucket(llvm::Value *value, const Type &t) {
+  uint64_t n = static_cast<uint64_t>((t.lhist_max - t.lhist_min + t.lhist_step - 1) / t.lhist_step);
+  llvm::Value *below = b_.CreateICmpSLT(value, b_.getInt64(t.lhist_min));
+  llvm::Value *above = b_.CreateICmpSGE(value, b_.getInt64(t.lhist_max));
+  // Only used when min <= value < max, so the unsigned division is exact.
+  llvm::Value *inside = b_.CreateAdd(
+      b_.CreateUDiv(b_.CreateSub(value, b_.getInt64(t.lhist_min)), b_.getInt64(t.lhist_step)),
+      b_.getInt64(1));
+  return b_.CreateSelect(below, b_.getInt64(0), b_.CreateSelect(above, b_.getInt64(n + 1), inside));
+}
+
+void Lowering::lower_hist(const Call &call, const MapDesc &map, llvm::Value *key) {
+  llvm::Value *x = lower_expr(*call.args[0]);
+  hist_key(map, key, log2_bucket(x, type_of(call.args[0]).is_signed));
+  lower_count(call, map, key);
+}
+
+void Lowering::lower_lhist(const Call &call, const MapDesc &map, llvm::Value *key) {
+  llvm::Value *x = lower_expr(*call.args[0]);
+  hist_key(map, key, linear_bucket(x, map.value));
+  lower_count(call, map, key);
+}
+
+}  // namespace rbt::codegen

@@ -1,0 +1,150 @@
+// Builtin identifiers and functions of builtins.def, one lower_<id> each.
+
+#include <cassert>
+
+#include "format_spec.h"
+#include "lowering.h"
+
+namespace rbt::codegen {
+
+using namespace ast;
+
+llvm::Value *Lowering::lower_builtin(const Builtin &node) {
+  switch (sema_.builtins.at(&node)) {
+#define RBT_VAR(id, name)                                                                          \
+  case sema::BuiltinId::id:                                                                        \
+    return lower_##id(node);
+#include "sema/builtins.def"
+  default:
+    assert(false && "not a builtin identifier");
+    return nullptr;
+  }
+}
+
+llvm::Value *Lowering::lower_call(const Call &call) {
+  switch (sema_.builtins.at(&call)) {
+#define RBT_FUNC(id, name, min_args, max_args)                                                     \
+  case sema::BuiltinId::id:                                                                        \
+    return lower_##id(call);
+#include "sema/builtins.def"
+  default:
+    assert(false && "aggregations are lowered by their map assignment");
+    return nullptr;
+  }
+}
+
+llvm::Value *Lowering::lower_pid(const Builtin &) {
+  return b_.CreateLShr(b_.call_helper(BPF_FUNC_get_current_pid_tgid, b_.getInt64Ty(), {}), 32);
+}
+
+llvm::Value *Lowering::lower_tid(const Builtin &) {
+  return b_.CreateAnd(b_.call_helper(BPF_FUNC_get_current_pid_tgid, b_.getInt64Ty(), {}),
+                      b_.getInt64(0xffffffff));
+}
+
+llvm::Value *Lowering::lower_uid(const Builtin &) {
+  return b_.CreateAnd(b_.call_helper(BPF_FUNC_get_current_uid_gid, b_.getInt64Ty(), {}),
+                      b_.getInt64(0xffffffff));
+}
+
+llvm::Value *Lowering::lower_gid(const Builtin &) {
+  return b_.CreateLShr(b_.call_helper(BPF_FUNC_get_current_uid_gid, b_.getInt64Ty(), {}), 32);
+}
+
+llvm::Value *Lowering::lower_comm(const Builtin &) {
+  llvm::Value *slot = b_.stack_slot(16, "comm");
+  b_.call_helper(BPF_FUNC_get_current_comm, b_.getInt64Ty(), {slot, b_.getInt64(16)});
+  return slot;
+}
+
+llvm::Value *Lowering::lower_nsecs(const Builtin &) {
+  return b_.call_helper(BPF_FUNC_ktime_get_ns, b_.getInt64Ty(), {});
+}
+
+llvm::Value *Lowering::lower_cpu(const Builtin &) {
+  return b_.CreateZExt(b_.call_helper(BPF_FUNC_get_smp_processor_id, b_.getInt32Ty(), {}),
+                       b_.getInt64Ty());
+}
+
+llvm::Value *Lowering::lower_rand(const Builtin &) {
+  return b_.CreateZExt(b_.call_helper(BPF_FUNC_get_prandom_u32, b_.getInt32Ty(), {}),
+                       b_.getInt64Ty());
+}
+
+llvm::Value *Lowering::lower_cgroup(const Builtin &) {
+  return b_.call_helper(BPF_FUNC_get_current_cgroup_id, b_.getInt64Ty(), {});
+}
+
+llvm::Value *Lowering::lower_curtask(const Builtin &) {
+  return b_.call_helper(BPF_FUNC_get_current_task, b_.getInt64Ty(), {});
+}
+
+llvm::Value *Lowering::lower_probe(const Builtin &node) {
+  llvm::Value *slot = b_.stack_slot(type_of(&node).size, "probe");
+  b_.store_bytes(slot, probe_->name);
+  return slot;
+}
+
+namespace {
+// x86-64 struct pt_regs: where the calling convention's argument and return registers live.
+constexpr unsigned kRegsArgOffsets[] = {112 /*di*/, 104 /*si*/, 96 /*dx*/,
+                                        88 /*cx*/,  72 /*r8*/,  64 /*r9*/};
+constexpr unsigned kRegsRetOffset = 80;  // ax
+}  // namespace
+
+llvm::Value *Lowering::lower_retval(const Builtin &) {
+  return b_.CreateLoad(b_.getInt64Ty(), b_.byte_ptr(ctx(), kRegsRetOffset));
+}
+
+llvm::Value *Lowering::lower_arg(const Builtin &node) {
+  unsigned index = node.name[3] - '0';
+  if (probe_->kind == ProbeKind::RawTracepoint)  // ctx is `u64 args[]`
+    return b_.CreateLoad(b_.getInt64Ty(), b_.byte_ptr(ctx(), 8 * index));
+  return b_.CreateLoad(b_.getInt64Ty(), b_.byte_ptr(ctx(), kRegsArgOffsets[index]));
+}
+
+void Lowering::emit_event(uint64_t id, const std::vector<const Expr *> &args, const Type &layout) {
+  llvm::Value *event = b_.stack_slot(8 + layout.size, "event");
+  b_.CreateStore(b_.getInt64(id), event);
+  for (size_t i = 0; i < args.size(); i++)
+    store_value(b_.byte_ptr(event, 8 + layout.offsets[i]), layout.elems[i], *args[i]);
+  b_.ringbuf_output(resources_.ringbuf(), event, 8 + layout.size);
+}
+
+llvm::Value *Lowering::lower_printf(const Call &call) {
+  std::vector<const Expr *> args(call.args.begin() + 1, call.args.end());
+  std::vector<Type> types;
+  for (const Expr *a : args)
+    types.push_back(sema::storage_type(type_of(a)));
+  Type layout = Type::tuple(types);
+  uint64_t id = resources_.add_format(static_cast<const StrLit *>(call.args[0])->value, layout);
+  emit_event(id, args, layout);
+  return nullptr;
+}
+
+llvm::Value *Lowering::lower_del(const Call &call) {
+  auto &map = static_cast<const MapRef &>(*call.args[0]);
+  const MapDesc &desc = resources_.map_desc(map.name);
+  llvm::Value *key;
+  if (call.args.size() == 2) {
+    key = b_.stack_slot(desc.user_key_size(), "key");
+    store_value(key, desc.key, *call.args[1]);
+  } else {
+    key = map_key(map, desc);
+  }
+  b_.map_delete(resources_.map_global(map.name), key);
+  return nullptr;
+}
+
+llvm::Value *Lowering::lower_exit(const Call &call) {
+  llvm::Value *event = b_.stack_slot(16, "exit_event");
+  b_.CreateStore(b_.getInt64(static_cast<uint64_t>(EventId::Exit)), event);
+  b_.CreateStore(call.args.empty() ? b_.getInt64(0) : lower_expr(*call.args[0]),
+                 b_.byte_ptr(event, 8));
+  b_.ringbuf_output(resources_.ringbuf(), event, 16);
+  // Like bpftrace, nothing after exit() in this action runs.
+  lower_return();
+  return nullptr;
+}
+
+}  // namespace rbt::codegen

@@ -1,0 +1,277 @@
+// Expressions: literals, variables, operators, tuples, map reads.
+
+#include <cassert>
+
+#include "lowering.h"
+
+namespace rbt::codegen {
+
+using namespace ast;
+
+llvm::Value *Lowering::lower_expr(const Expr &expr) {
+  switch (expr.kind) {
+  case NodeKind::IntLit:
+    return b_.getInt64(static_cast<const IntLit &>(expr).value);
+  case NodeKind::StrLit: {
+    auto &s = static_cast<const StrLit &>(expr);
+    llvm::Value *slot = b_.stack_slot(s.value.size() + 1, "str");
+    b_.store_bytes(slot, s.value);  // the slot is zeroed: the terminator is already there
+    return slot;
+  }
+  case NodeKind::Builtin:
+    return lower_builtin(static_cast<const Builtin &>(expr));
+  case NodeKind::Var: {
+    auto &v = static_cast<const Var &>(expr);
+    const sema::VarInfo *var = sema_.vars.at(&v);
+    llvm::Value *slot = vars_.at(var);
+    if (var->type.is_int())
+      return b_.load_int(slot, var->type.size, var->type.is_signed);
+    return slot;
+  }
+  case NodeKind::MapRef:
+    return lower_map_read(static_cast<const MapRef &>(expr));
+  case NodeKind::Call:
+    return lower_call(static_cast<const Call &>(expr));
+  case NodeKind::Binary:
+    return lower_binary(static_cast<const Binary &>(expr));
+  case NodeKind::Unary: {
+    auto &u = static_cast<const Unary &>(expr);
+    llvm::Value *v = lower_expr(*u.operand);
+    switch (u.op) {
+    case UnaryOp::Neg: return b_.CreateNeg(v);
+    case UnaryOp::BitNot: return b_.CreateNot(v);
+    case UnaryOp::Not: return b_.CreateZExt(b_.CreateICmpEQ(v, b_.getInt64(0)), b_.getInt64Ty());
+    }
+    break;
+  }
+  case NodeKind::Ternary:
+    return lower_ternary(static_cast<const Ternary &>(expr));
+  case NodeKind::Tuple:
+    return lower_tuple(static_cast<const Tuple &>(expr));
+  case NodeKind::FieldAccess:
+    return lower_field_access(static_cast<const FieldAccess &>(expr));
+  default:
+    break;
+  }
+  assert(false && "not an expression");
+  return nullptr;
+}
+
+llvm::Value *Lowering::lower_binary(const Binary &bin) {
+  if (bin.op == BinaryOp::LogicalAnd || bin.op == BinaryOp::LogicalOr)
+    return lower_logical(bin);
+  if (type_of(bin.lhs).is_string())
+    return lower_string_compare(bin);
+  llvm::Value *l = lower_expr(*bin.lhs), *r = lower_expr(*bin.rhs);
+  bool is_signed = type_of(bin.lhs).is_signed && type_of(bin.rhs).is_signed;
+  auto cmp = [&](llvm::CmpInst::Predicate p) {
+    return b_.CreateZExt(b_.CreateICmp(p, l, r), b_.getInt64Ty());
+  };
+  switch (bin.op) {
+  case BinaryOp::Add: return b_.CreateAdd(l, r);
+  case BinaryOp::Sub: return b_.CreateSub(l, r);
+  case BinaryOp::Mul: return b_.CreateMul(l, r);
+  // BPF has unsigned division only (signed needs cpu v4), as in bpftrace.
+  case BinaryOp::Div: return b_.CreateUDiv(l, r);
+  case BinaryOp::Mod: return b_.CreateURem(l, r);
+  case BinaryOp::BitAnd: return b_.CreateAnd(l, r);
+  case BinaryOp::BitOr: return b_.CreateOr(l, r);
+  case BinaryOp::BitXor: return b_.CreateXor(l, r);
+  case BinaryOp::Shl: return b_.CreateShl(l, r);
+  case BinaryOp::Shr: return type_of(bin.lhs).is_signed ? b_.CreateAShr(l, r) : b_.CreateLShr(l, r);
+  case BinaryOp::Eq: return cmp(llvm::CmpInst::ICMP_EQ);
+  case BinaryOp::Ne: return cmp(llvm::CmpInst::ICMP_NE);
+  case BinaryOp::Lt: return cmp(is_signed ? llvm::CmpInst::ICMP_SLT : llvm::CmpInst::ICMP_ULT);
+  case BinaryOp::Le: return cmp(is_signed ? llvm::CmpInst::ICMP_SLE : llvm::CmpInst::ICMP_ULE);
+  case BinaryOp::Gt: return cmp(is_signed ? llvm::CmpInst::ICMP_SGT : llvm::CmpInst::ICMP_UGT);
+  case BinaryOp::Ge: return cmp(is_signed ? llvm::CmpInst::ICMP_SGE : llvm::CmpInst::ICMP_UGE);
+  default: break;
+  }
+  assert(false && "unhandled binary operator");
+  return nullptr;
+}
+
+// `a && b`, `a || b`: the right side only runs when it decides the result.
+llvm::Value *Lowering::lower_logical(const Binary &bin) {
+  bool is_and = bin.op == BinaryOp::LogicalAnd;
+  llvm::Value *l = b_.CreateICmpNE(lower_expr(*bin.lhs), b_.getInt64(0));
+  llvm::BasicBlock *lhs_block = b_.GetInsertBlock();
+  auto *rhs_block = new_block(is_and ? "and_rhs" : "or_rhs");
+  auto *done = new_block(is_and ? "and_done" : "or_done");
+  if (is_and)
+    b_.CreateCondBr(l, rhs_block, done);
+  else
+    b_.CreateCondBr(l, done, rhs_block);
+  b_.SetInsertPoint(rhs_block);
+  llvm::Value *r = b_.CreateICmpNE(lower_expr(*bin.rhs), b_.getInt64(0));
+  llvm::BasicBlock *rhs_end = b_.GetInsertBlock();
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+  auto *phi = b_.CreatePHI(b_.getInt1Ty(), 2);
+  phi->addIncoming(b_.getInt1(!is_and), lhs_block);
+  phi->addIncoming(r, rhs_end);
+  return b_.CreateZExt(phi, b_.getInt64Ty());
+}
+
+// Strings are equal when their bytes match up to and including the first NUL. Against a
+// literal, exactly the literal's bytes and its terminator are compared, without branches.
+llvm::Value *Lowering::lower_string_compare(const Binary &bin) {
+  const Expr *lhs = bin.lhs, *rhs = bin.rhs;
+  if (isa<StrLit>(lhs))
+    std::swap(lhs, rhs);
+  llvm::Value *a = lower_expr(*lhs), *b = lower_expr(*rhs);
+  uint32_t size_a = type_of(lhs).size, size_b = type_of(rhs).size;
+  llvm::Value *equal;
+  if (auto *lit = dyn_cast<StrLit>(rhs)) {
+    uint32_t n = static_cast<uint32_t>(lit->value.size()) + 1;
+    if (n > size_a) {
+      // The literal cannot fit, unless the other string is unterminated at full length; treat
+      // that as unequal like bpftrace.
+      equal = b_.getInt1(false);
+    } else {
+      llvm::Value *diff = b_.getInt64(0);
+      for (uint32_t i = 0; i < n; i++) {
+        llvm::Value *ca = b_.CreateLoad(b_.getInt8Ty(), b_.byte_ptr(a, i));
+        llvm::Value *x = b_.CreateXor(ca, b_.getInt8(i < lit->value.size() ? lit->value[i] : 0));
+        diff = b_.CreateOr(diff, b_.CreateZExt(x, b_.getInt64Ty()));
+      }
+      equal = b_.CreateICmpEQ(diff, b_.getInt64(0));
+    }
+  } else {
+    // equal = for each i: done || a[i] == b[i]; done once a NUL matched.
+    uint32_t n = std::min(size_a, size_b);
+    llvm::Value *ok = b_.getInt1(true), *done = b_.getInt1(false);
+    for (uint32_t i = 0; i < n; i++) {
+      llvm::Value *ca = b_.CreateLoad(b_.getInt8Ty(), b_.byte_ptr(a, i));
+      llvm::Value *cb = b_.CreateLoad(b_.getInt8Ty(), b_.byte_ptr(b, i));
+      ok = b_.CreateAnd(ok, b_.CreateOr(done, b_.CreateICmpEQ(ca, cb)));
+      done = b_.CreateOr(done, b_.CreateICmpEQ(ca, b_.getInt8(0)));
+    }
+    equal = ok;
+  }
+  if (bin.op == BinaryOp::Ne)
+    equal = b_.CreateNot(equal);
+  return b_.CreateZExt(equal, b_.getInt64Ty());
+}
+
+llvm::Value *Lowering::lower_ternary(const Ternary &te) {
+  const Type &t = type_of(&te);
+  llvm::Value *cond = b_.CreateICmpNE(lower_expr(*te.cond), b_.getInt64(0));
+  auto *then_block = new_block("tern_then");
+  auto *else_block = new_block("tern_else");
+  auto *done = new_block("tern_done");
+  // Non-integer results are written into one slot by both branches.
+  llvm::Value *slot = t.is_int() ? nullptr : b_.stack_slot(t.size, "tern");
+  b_.CreateCondBr(cond, then_block, else_block);
+
+  auto branch = [&](llvm::BasicBlock *block, const Expr &e) -> std::pair<llvm::Value *, llvm::BasicBlock *> {
+    b_.SetInsertPoint(block);
+    llvm::Value *v = nullptr;
+    if (slot)
+      store_value(slot, t, e);
+    else
+      v = lower_expr(e);
+    llvm::BasicBlock *end = b_.GetInsertBlock();
+    b_.CreateBr(done);
+    return {v, end};
+  };
+  auto [tv, tb] = branch(then_block, *te.then_expr);
+  auto [ev, eb] = branch(else_block, *te.else_expr);
+  b_.SetInsertPoint(done);
+  if (slot)
+    return slot;
+  auto *phi = b_.CreatePHI(b_.getInt64Ty(), 2);
+  phi->addIncoming(tv, tb);
+  phi->addIncoming(ev, eb);
+  return phi;
+}
+
+llvm::Value *Lowering::lower_tuple(const Tuple &tuple) {
+  const Type &t = type_of(&tuple);
+  llvm::Value *slot = b_.stack_slot(t.size, "tuple");
+  for (size_t i = 0; i < tuple.elems.size(); i++)
+    store_value(b_.byte_ptr(slot, t.offsets[i]), t.elems[i], *tuple.elems[i]);
+  return slot;
+}
+
+llvm::Value *Lowering::lower_field_access(const FieldAccess &fa) {
+  const Type &base_type = type_of(fa.base);
+  llvm::Value *base = lower_expr(*fa.base);
+  size_t index = std::stoul(fa.field);
+  const Type &elem = base_type.elems[index];
+  llvm::Value *p = b_.byte_ptr(base, base_type.offsets[index]);
+  return elem.is_int() ? b_.load_int(p, elem.size, elem.is_signed) : p;
+}
+
+void Lowering::store_value(llvm::Value *dst, const Type &slot_type, const Expr &expr) {
+  store_lowered(dst, slot_type, lower_expr(expr), type_of(&expr));
+}
+
+void Lowering::store_lowered(llvm::Value *dst, const Type &slot_type, llvm::Value *value,
+                             const Type &value_type) {
+  if (slot_type.is_int()) {
+    b_.store_int(dst, value, slot_type.size);
+  } else if (slot_type.is_string()) {
+    uint32_t n = std::min(slot_type.size, value_type.size);
+    b_.copy_bytes(dst, value, n);
+    b_.zero_bytes(b_.byte_ptr(dst, n), slot_type.size - n);
+  } else if (slot_type.is_tuple()) {
+    if (slot_type == value_type) {
+      b_.copy_bytes(dst, value, slot_type.size);
+      return;
+    }
+    // Same shape, different widths: convert element by element.
+    b_.zero_bytes(dst, slot_type.size);
+    for (size_t i = 0; i < slot_type.elems.size(); i++) {
+      const Type &se = slot_type.elems[i], &ve = value_type.elems[i];
+      llvm::Value *src = b_.byte_ptr(value, value_type.offsets[i]);
+      llvm::Value *elem = ve.is_int() ? b_.load_int(src, ve.size, ve.is_signed) : src;
+      store_lowered(b_.byte_ptr(dst, slot_type.offsets[i]), se, elem, ve);
+    }
+  } else {
+    assert(false && "cannot store this type");
+  }
+}
+
+llvm::Value *Lowering::map_key(const MapRef &map, const MapDesc &desc) {
+  uint32_t slot_size = desc.value.is_histogram() ? desc.bpf_key_size() : desc.user_key_size();
+  llvm::Value *key = b_.stack_slot(slot_size, "key");
+  if (map.keys.empty())
+    return key;  // maps without keys use the single key 0
+  if (map.keys.size() == 1) {
+    store_value(key, desc.key, *map.keys[0]);
+    return key;
+  }
+  for (size_t i = 0; i < map.keys.size(); i++)
+    store_value(b_.byte_ptr(key, desc.key.offsets[i]), desc.key.elems[i], *map.keys[i]);
+  return key;
+}
+
+llvm::Value *Lowering::lower_map_read(const MapRef &map) {
+  const MapDesc &desc = resources_.map_desc(map.name);
+  llvm::Value *key = map_key(map, desc);
+  llvm::Value *found = b_.map_lookup(resources_.map_global(map.name), key);
+  const Type &t = desc.value;
+  // An absent key reads as zero (an empty string, a zeroed tuple), as in bpftrace.
+  llvm::Value *slot = t.is_int() ? nullptr : b_.stack_slot(t.size, "map_read");
+  auto *hit = new_block("map_hit");
+  auto *done = new_block("map_done");
+  llvm::BasicBlock *miss = b_.GetInsertBlock();
+  b_.CreateCondBr(b_.CreateIsNull(found), done, hit);
+  b_.SetInsertPoint(hit);
+  llvm::Value *v = nullptr;
+  if (slot)
+    b_.copy_bytes(slot, found, t.size);
+  else
+    v = b_.load_int(found, t.size, t.is_signed);
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+  if (slot)
+    return slot;
+  auto *phi = b_.CreatePHI(b_.getInt64Ty(), 2);
+  phi->addIncoming(b_.getInt64(0), miss);
+  phi->addIncoming(v, hit);
+  return phi;
+}
+
+}  // namespace rbt::codegen

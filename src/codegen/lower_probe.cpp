@@ -1,0 +1,92 @@
+// One BPF function per attach point: section, context, predicate, body.
+
+#include "lowering.h"
+
+namespace rbt::codegen {
+
+namespace {
+
+// The ELF section tells libbpf the program type; attaching is done by the runtime, per kind.
+std::string section_for(const ProbeDesc &p) {
+  switch (p.kind) {
+  case ProbeKind::Begin:
+  case ProbeKind::End:
+    return "raw_tp";  // run on demand with BPF_PROG_TEST_RUN
+  case ProbeKind::Tracepoint:
+    return "tracepoint/" + p.target + "/" + p.func;
+  case ProbeKind::RawTracepoint:
+    return "raw_tp/" + p.func;
+  case ProbeKind::Kprobe:
+    return "kprobe/" + p.func;
+  case ProbeKind::Kretprobe:
+    return "kretprobe/" + p.func;
+  case ProbeKind::Uprobe:
+    return "uprobe";
+  case ProbeKind::Uretprobe:
+    return "uretprobe";
+  case ProbeKind::Usdt:
+    return "usdt";
+  case ProbeKind::Profile:
+  case ProbeKind::Interval:
+  case ProbeKind::Software:
+  case ProbeKind::Hardware:
+    return "perf_event";
+  }
+  return "";
+}
+
+}  // namespace
+
+Lowering::Lowering(llvm::Module &module, DebugInfo &debug_info, Resources &resources,
+                   const sema::SemaInfo &sema)
+    : module_(module), debug_info_(debug_info), resources_(resources), sema_(sema),
+      b_(module.getContext(), module) {}
+
+llvm::BasicBlock *Lowering::new_block(const char *name) {
+  return llvm::BasicBlock::Create(module_.getContext(), name, fn_);
+}
+
+void Lowering::lower_probe(const ast::Probe &probe, const ProbeDesc &desc, unsigned index) {
+  auto &ctx = module_.getContext();
+  std::string fn_name = "probe_" + std::to_string(index);
+  auto *fty = llvm::FunctionType::get(b_.getInt32Ty(), {b_.getPtrTy()}, false);
+  fn_ = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, fn_name, module_);
+  fn_->setSection(section_for(desc));
+  fn_->addFnAttr(llvm::Attribute::NoUnwind);
+  ctx_ = fn_->getArg(0);
+  ctx_->setName("ctx");
+  probe_ = &desc;
+  vars_.clear();
+  loops_.clear();
+
+  auto *sp = debug_info_.describe_function(*fn_, probe.range.line);
+  // Every instruction carries a location inside the subprogram, so calls into linked helpers
+  // verify.
+  b_.SetCurrentDebugLocation(llvm::DILocation::get(ctx, probe.range.line, probe.range.col, sp));
+  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", fn_));
+
+  ProbeDesc recorded = desc;
+  recorded.program = fn_name;
+  resources_.add_probe(std::move(recorded));
+
+  if (probe.predicate) {
+    llvm::Value *cond = lower_expr(*probe.predicate);
+    auto *body = new_block("body");
+    auto *skip = new_block("skip");
+    b_.CreateCondBr(b_.CreateICmpNE(cond, b_.getInt64(0)), body, skip);
+    b_.SetInsertPoint(skip);
+    b_.CreateRet(b_.getInt32(0));
+    b_.SetInsertPoint(body);
+  }
+  lower_block(*probe.body);
+  if (!b_.GetInsertBlock()->getTerminator())
+    b_.CreateRet(b_.getInt32(0));
+}
+
+void Lowering::lower_return() {
+  b_.CreateRet(b_.getInt32(0));
+  // Anything after `return` or `exit()` lands in a block nothing branches to; LLVM drops it.
+  b_.SetInsertPoint(new_block("after_return"));
+}
+
+}  // namespace rbt::codegen

@@ -1,0 +1,118 @@
+// Statements: blocks, assignments, control flow.
+
+#include <cassert>
+
+#include "lowering.h"
+
+namespace rbt::codegen {
+
+using namespace ast;
+
+void Lowering::lower_block(const Block &block) {
+  for (const Stmt *s : block.stmts)
+    lower_stmt(*s);
+}
+
+void Lowering::lower_stmt(const Stmt &stmt) {
+  switch (stmt.kind) {
+  case NodeKind::ExprStmt:
+    lower_expr(*static_cast<const ExprStmt &>(stmt).expr);
+    break;
+  case NodeKind::AssignMap:
+    lower_assign_map(static_cast<const AssignMap &>(stmt));
+    break;
+  case NodeKind::AssignVar:
+    lower_assign_var(static_cast<const AssignVar &>(stmt));
+    break;
+  case NodeKind::Block:
+    lower_block(static_cast<const Block &>(stmt));
+    break;
+  case NodeKind::If:
+    lower_if(static_cast<const If &>(stmt));
+    break;
+  case NodeKind::While:
+    lower_while(static_cast<const While &>(stmt));
+    break;
+  case NodeKind::Jump: {
+    auto jump = static_cast<const Jump &>(stmt).jump;
+    if (jump == JumpKind::Return) {
+      lower_return();
+    } else {
+      assert(!loops_.empty() && "sema rejects break/continue outside loops");
+      b_.CreateBr(jump == JumpKind::Break ? loops_.back().break_block
+                                          : loops_.back().continue_block);
+      b_.SetInsertPoint(new_block("after_jump"));
+    }
+    break;
+  }
+  default:
+    assert(false && "not a statement");
+  }
+}
+
+void Lowering::lower_assign_map(const AssignMap &assign) {
+  const MapDesc &map = resources_.map_desc(assign.map->name);
+  llvm::Value *key = map_key(*assign.map, map);
+  if (auto *call = dyn_cast<Call>(assign.value)) {
+    auto it = sema_.builtins.find(call);
+    if (it != sema_.builtins.end() && sema::builtin_info(it->second).kind ==
+                                          sema::BuiltinInfo::Kind::Agg) {
+      switch (it->second) {
+#define RBT_AGG(id, name, min_args, max_args)                                                      \
+  case sema::BuiltinId::id:                                                                        \
+    lower_##id(*call, map, key);                                                                   \
+    return;
+#include "sema/builtins.def"
+      default:
+        break;
+      }
+    }
+  }
+  llvm::Value *value = b_.stack_slot(map.value.size, "map_value");
+  store_value(value, map.value, *assign.value);
+  b_.map_update(resources_.map_global(map.name), key, value, BPF_ANY);
+}
+
+void Lowering::lower_assign_var(const AssignVar &assign) {
+  const sema::VarInfo *var = sema_.vars.at(assign.var);
+  auto [it, inserted] = vars_.try_emplace(var, nullptr);
+  if (inserted)
+    it->second = b_.stack_slot(var->type.size, var->name);
+  store_value(it->second, var->type, *assign.value);
+}
+
+void Lowering::lower_if(const If &stmt) {
+  llvm::Value *cond = lower_expr(*stmt.cond);
+  auto *then_block = new_block("if_then");
+  auto *else_block = stmt.else_stmt ? new_block("if_else") : nullptr;
+  auto *done = new_block("if_done");
+  b_.CreateCondBr(b_.CreateICmpNE(cond, b_.getInt64(0)), then_block,
+                  else_block ? else_block : done);
+  b_.SetInsertPoint(then_block);
+  lower_block(*stmt.then_block);
+  b_.CreateBr(done);
+  if (else_block) {
+    b_.SetInsertPoint(else_block);
+    lower_stmt(*stmt.else_stmt);
+    b_.CreateBr(done);
+  }
+  b_.SetInsertPoint(done);
+}
+
+void Lowering::lower_while(const While &stmt) {
+  auto *cond_block = new_block("while_cond");
+  auto *body = new_block("while_body");
+  auto *done = new_block("while_done");
+  b_.CreateBr(cond_block);
+  b_.SetInsertPoint(cond_block);
+  llvm::Value *cond = lower_expr(*stmt.cond);
+  b_.CreateCondBr(b_.CreateICmpNE(cond, b_.getInt64(0)), body, done);
+  b_.SetInsertPoint(body);
+  loops_.push_back({cond_block, done});
+  lower_block(*stmt.body);
+  loops_.pop_back();
+  b_.CreateBr(cond_block);
+  b_.SetInsertPoint(done);
+}
+
+}  // namespace rbt::codegen

@@ -1,0 +1,96 @@
+#pragma once
+// Lowering of one typed AST to LLVM IR, split by node family across lower_probe.cpp,
+// lower_stmt.cpp, lower_expr.cpp, lower_aggregation.cpp and lower_builtins.cpp.
+//
+// Value convention: integers and booleans are i64 in registers; strings and tuples are pointers
+// to bytes laid out as their rbt::Type says (usually a stack slot).
+
+#include <llvm/IR/Module.h>
+
+#include <unordered_map>
+
+#include "ast.h"
+#include "debug_info.h"
+#include "ir_builder_bpf.h"
+#include "resources.h"
+#include "sema/sema.h"
+
+namespace rbt::codegen {
+
+class Lowering {
+public:
+  Lowering(llvm::Module &module, DebugInfo &debug_info, Resources &resources,
+           const sema::SemaInfo &sema);
+
+  // Emits one BPF function for `probe` as attached at `desc`.
+  void lower_probe(const ast::Probe &probe, const ProbeDesc &desc, unsigned index);
+
+  // Builtins, declared from builtins.def (defined in lower_builtins.cpp).
+#define RBT_VAR(id, name) llvm::Value *lower_##id(const ast::Builtin &node);
+#define RBT_FUNC(id, name, min_args, max_args) llvm::Value *lower_##id(const ast::Call &call);
+#define RBT_AGG(id, name, min_args, max_args)                                                      \
+  void lower_##id(const ast::Call &call, const MapDesc &map, llvm::Value *key);
+#include "sema/builtins.def"
+
+private:
+  // Statements
+  void lower_block(const ast::Block &block);
+  void lower_stmt(const ast::Stmt &stmt);
+  void lower_assign_map(const ast::AssignMap &assign);
+  void lower_assign_var(const ast::AssignVar &assign);
+  void lower_if(const ast::If &stmt);
+  void lower_while(const ast::While &stmt);
+  void lower_return();
+
+  // Expressions
+  llvm::Value *lower_expr(const ast::Expr &expr);
+  llvm::Value *lower_binary(const ast::Binary &bin);
+  llvm::Value *lower_logical(const ast::Binary &bin);
+  llvm::Value *lower_string_compare(const ast::Binary &bin);
+  llvm::Value *lower_ternary(const ast::Ternary &te);
+  llvm::Value *lower_map_read(const ast::MapRef &map);
+  llvm::Value *lower_tuple(const ast::Tuple &tuple);
+  llvm::Value *lower_field_access(const ast::FieldAccess &fa);
+  llvm::Value *lower_call(const ast::Call &call);
+  llvm::Value *lower_builtin(const ast::Builtin &node);
+  // Lowers `expr` and writes it at `dst` in the layout of `slot_type` (ints widen, strings are
+  // zero-padded, tuples are written element by element).
+  void store_value(llvm::Value *dst, const Type &slot_type, const ast::Expr &expr);
+  void store_lowered(llvm::Value *dst, const Type &slot_type, llvm::Value *value,
+                     const Type &value_type);
+
+  // Maps
+  llvm::Value *map_key(const ast::MapRef &map, const MapDesc &desc);  // pointer to the key
+  // Runs `update` on the value of `key` if present, else stores `init` as its first value.
+  // Both callbacks receive a pointer to the value.
+  void upsert(const MapDesc &map, llvm::Value *key, const std::function<void(llvm::Value *)> &update,
+              const std::function<void(llvm::Value *)> &init);
+  llvm::Value *hist_key(const MapDesc &map, llvm::Value *key, llvm::Value *bucket);
+  llvm::Value *log2_bucket(llvm::Value *value, bool is_signed);
+  llvm::Value *linear_bucket(llvm::Value *value, const Type &lhist);
+
+  // Events
+  void emit_event(uint64_t id, const std::vector<const ast::Expr *> &args, const Type &layout);
+
+  const Type &type_of(const ast::Node *node) const { return sema_.type_of(node); }
+  llvm::Value *ctx() { return ctx_; }
+  llvm::BasicBlock *new_block(const char *name);
+
+  llvm::Module &module_;
+  DebugInfo &debug_info_;
+  Resources &resources_;
+  const sema::SemaInfo &sema_;
+  IRBuilderBPF b_;
+
+  // Per function
+  llvm::Function *fn_ = nullptr;
+  llvm::Value *ctx_ = nullptr;
+  const ProbeDesc *probe_ = nullptr;
+  std::unordered_map<const sema::VarInfo *, llvm::Value *> vars_;
+  struct Loop {
+    llvm::BasicBlock *continue_block, *break_block;
+  };
+  std::vector<Loop> loops_;
+};
+
+}  // namespace rbt::codegen

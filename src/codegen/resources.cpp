@@ -1,0 +1,35 @@
+#include "resources.h"
+
+#include <linux/bpf.h>
+
+namespace rbt::codegen {
+
+Resources::Resources(DebugInfo &debug_info, const sema::SemaInfo &sema) {
+  for (auto &[name, info] : sema.maps) {
+    MapDesc desc;
+    desc.name = name;
+    // Kernel object names are at most 15 characters: number the maps, keep names in the
+    // manifest.
+    desc.bpf_name = "m" + std::to_string(manifest_.maps.size());
+    desc.key = info.key;
+    desc.value = info.value;
+    unsigned type = desc.per_cpu() ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH;
+    map_globals_[name] = debug_info.define_map(desc.bpf_name, type, kDefaultMapEntries,
+                                               desc.bpf_key_size(), desc.bpf_value_size());
+    map_index_[name] = manifest_.maps.size();
+    manifest_.maps.push_back(std::move(desc));
+  }
+  ringbuf_ = debug_info.define_map(manifest_.ringbuf_name, BPF_MAP_TYPE_RINGBUF, kRingbufBytes,
+                                   0, 0);
+}
+
+const MapDesc &Resources::map_desc(const std::string &name) const {
+  return manifest_.maps.at(map_index_.at(name));
+}
+
+uint64_t Resources::add_format(const std::string &format, const Type &args) {
+  manifest_.formats.push_back({format, args});
+  return static_cast<uint64_t>(EventId::FirstPrintf) + manifest_.formats.size() - 1;
+}
+
+}  // namespace rbt::codegen

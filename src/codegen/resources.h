@@ -1,0 +1,41 @@
+#pragma once
+// The BPF objects a program needs beside its code: one map per script map, the ring buffer for
+// events, and the printf formats. Creates their globals and records them in the Manifest.
+
+#include <llvm/IR/Module.h>
+
+#include <map>
+#include <string>
+
+#include "debug_info.h"
+#include "manifest.h"
+#include "sema/sema.h"
+
+namespace rbt::codegen {
+
+constexpr uint64_t kDefaultMapEntries = 4096;
+constexpr uint64_t kRingbufBytes = 1 << 20;
+
+class Resources {
+public:
+  Resources(DebugInfo &debug_info, const sema::SemaInfo &sema);
+
+  llvm::GlobalVariable *map_global(const std::string &name) { return map_globals_.at(name); }
+  const MapDesc &map_desc(const std::string &name) const;
+  llvm::GlobalVariable *ringbuf() { return ringbuf_; }
+
+  // Registers a printf format whose payload is laid out as `args`; returns its event id.
+  uint64_t add_format(const std::string &format, const Type &args);
+  // Records one program serving one probe.
+  void add_probe(ProbeDesc probe) { manifest_.probes.push_back(std::move(probe)); }
+
+  Manifest take_manifest() { return std::move(manifest_); }
+
+private:
+  Manifest manifest_;
+  std::map<std::string, llvm::GlobalVariable *> map_globals_;
+  std::map<std::string, size_t> map_index_;
+  llvm::GlobalVariable *ringbuf_ = nullptr;
+};
+
+}  // namespace rbt::codegen

@@ -1,0 +1,141 @@
+#include "driver.h"
+
+#include <signal.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "ast_printer.h"
+#include "codegen.h"
+#include "parse.h"
+#include "sema/sema.h"
+#include "session.h"
+
+namespace rbt {
+
+namespace {
+
+void print_error(const Error &e, bool verbose) {
+  std::string msg = e.what;
+  if (!e.why.empty())
+    msg += (msg.empty() ? "" : ": ") + e.why;
+  fprintf(stderr, "rbt: error: %s\n", msg.c_str());
+  if (verbose && !e.detail.empty())
+    fprintf(stderr, "%s%s", e.detail.c_str(), e.detail.back() == '\n' ? "" : "\n");
+  if (!e.hint.empty())
+    fprintf(stderr, "hint: %s\n", e.hint.c_str());
+}
+
+int fail(const Error &e, bool verbose) {
+  print_error(e, verbose);
+  return 1;
+}
+
+// Signals that end a session are handled synchronously by Session::run (signalfd); blocking
+// them from the start means a Ctrl-C during load is not lost and never kills rbt half-attached.
+void block_session_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &set, nullptr);
+}
+
+}  // namespace
+
+int run_driver(const Options &options) {
+  // Parse and check.
+  SourceFile source(options.program_name, options.program_text);
+  DiagnosticEngine diags(source);
+  ast::ASTContext ast_context;
+  ast::Program *program = parse(source, ast_context, diags);
+  if (!program) {
+    diags.render(std::cerr);
+    return 1;
+  }
+  if (options.wants_dump("ast"))
+    ast::print_ast(std::cout, *program);
+  sema::SemaInfo sema;
+  if (!sema::analyse(*program, diags, sema)) {
+    diags.render(std::cerr);
+    return 1;
+  }
+  diags.render(std::cerr);  // warnings
+  if (options.wants_dump("types"))
+    ast::print_ast(std::cout, *program, &sema);
+
+  // Compile.
+  codegen::CodegenOptions cg;
+  cg.keep_ir = options.wants_dump("ir") || options.wants_dump("ir-opt");
+  cg.keep_asm = options.wants_dump("asm");
+  auto object = codegen::compile(*program, sema, cg);
+  if (!object)
+    return fail(object.error(), options.verbose);
+  if (options.wants_dump("ir"))
+    std::cout << object->ir;
+  if (options.wants_dump("ir-opt"))
+    std::cout << object->ir_opt;
+  if (options.wants_dump("asm"))
+    std::cout << object->asm_text;
+  if (!options.emit_elf.empty()) {
+    std::ofstream out(options.emit_elf, std::ios::binary);
+    out.write(object->elf.data(), static_cast<std::streamsize>(object->elf.size()));
+    if (!out)
+      return fail(make_error("writing " + options.emit_elf, "cannot write the file"),
+                  options.verbose);
+  }
+  std::cout.flush();
+
+  // Load, run, print.
+  std::FILE *out = stdout;
+  if (!options.output_file.empty()) {
+    out = fopen(options.output_file.c_str(), "w");
+    if (!out)
+      return fail(make_error("opening " + options.output_file, strerror(errno)), options.verbose);
+  }
+  block_session_signals();
+  runtime::SessionOptions so;
+  so.out = out;
+  so.quiet = options.quiet;
+  so.verbose = options.verbose || options.wants_dump("verifier");
+  so.pid = options.pid;
+  so.command = options.command;
+  so.attach_marker = getenv("RBT_ATTACH_MARKER") != nullptr;
+  runtime::Session session(object->manifest, so);
+  if (auto s = session.load(object->elf); !s)
+    return fail(s.error(), so.verbose);
+  if (options.dry_run)
+    return 0;
+  if (auto s = session.check_probes(); !s)
+    return fail(s.error(), so.verbose);
+  if (auto s = session.start_command(); !s)
+    return fail(s.error(), so.verbose);
+  if (auto s = session.run_begin(); !s)
+    return fail(s.error(), so.verbose);
+  // BEGIN runs before any other probe can fire; if it calls exit(), nothing else attaches.
+  if (!session.exit_requested()) {
+    if (auto s = session.attach(); !s)
+      return fail(s.error(), so.verbose);
+  }
+  session.announce();
+  if (!session.exit_requested()) {
+    if (auto s = session.run(); !s)
+      return fail(s.error(), so.verbose);
+  }
+  if (auto s = session.run_end(); !s)
+    return fail(s.error(), so.verbose);
+  // Stop the probes before reading the maps, so printing sees a settled state.
+  session.detach_probes();
+  auto printed = session.print_maps();
+  int code = session.exit_code();
+  session.detach();
+  if (!printed)
+    return fail(printed.error(), so.verbose);
+  if (out != stdout)
+    fclose(out);
+  return code;
+}
+
+}  // namespace rbt

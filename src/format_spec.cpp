@@ -1,0 +1,61 @@
+#include "format_spec.h"
+
+#include <cstring>
+
+namespace rbt {
+
+size_t ParsedFormat::conversions() const {
+  size_t n = 0;
+  for (auto &p : pieces)
+    n += p.conversion != 0;
+  return n;
+}
+
+ParsedFormat parse_format(const std::string &f) {
+  ParsedFormat out;
+  FormatPiece cur;
+  for (size_t i = 0; i < f.size(); i++) {
+    if (f[i] != '%') {
+      cur.literal += f[i];
+      continue;
+    }
+    if (i + 1 < f.size() && f[i + 1] == '%') {
+      cur.literal += '%';
+      i++;
+      continue;
+    }
+    std::string spec = "%";
+    size_t j = i + 1;
+    while (j < f.size() && strchr("-+ #0", f[j]))
+      spec += f[j++];
+    while (j < f.size() && isdigit(static_cast<unsigned char>(f[j])))
+      spec += f[j++];
+    if (j < f.size() && f[j] == '.') {
+      spec += f[j++];
+      while (j < f.size() && isdigit(static_cast<unsigned char>(f[j])))
+        spec += f[j++];
+    }
+    // Length modifiers are accepted for C compatibility; every integer travels as 64 bits.
+    while (j < f.size() && strchr("hljzt", f[j]))
+      j++;
+    if (j >= f.size()) {
+      out.error = "incomplete conversion at the end of the format";
+      return out;
+    }
+    char c = f[j];
+    if (!strchr("diuxXocsp", c)) {
+      out.error = std::string("unknown conversion '%") + c + "'";
+      return out;
+    }
+    cur.spec = spec + c;
+    cur.conversion = c;
+    out.pieces.push_back(std::move(cur));
+    cur = FormatPiece{};
+    i = j;
+  }
+  if (!cur.literal.empty())
+    out.pieces.push_back(std::move(cur));
+  return out;
+}
+
+}  // namespace rbt

@@ -1,0 +1,38 @@
+#pragma once
+// Command-line options, parsed by main.cpp and consumed by the driver.
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace rbt {
+
+enum class OutputFormat { Text, Json };
+
+struct Options {
+  std::string program_text;   // -e, or the script file's contents
+  std::string program_name;   // "stdin" for -e, else the script's path
+  std::vector<std::string> args;  // positional parameters after the script
+  std::string command;        // -c
+  pid_t pid = -1;             // -p
+  std::string output_file;    // -o
+  OutputFormat format = OutputFormat::Text;
+  std::vector<std::string> dumps;  // -d ast|types|ir|ir-opt|asm|verifier
+  std::string emit_elf;       // --emit-elf FILE
+  bool dry_run = false;
+  bool quiet = false;
+  bool verbose = false;
+  bool unsafe = false;
+  bool list = false;          // -l
+  std::string list_pattern;
+
+  bool wants_dump(const char *what) const {
+    for (auto &d : dumps)
+      if (d == what)
+        return true;
+    return false;
+  }
+};
+
+}  // namespace rbt

@@ -1,0 +1,226 @@
+#pragma once
+// The abstract syntax tree. Nodes are owned by an ASTContext (an arena) and handed out as raw
+// non-owning pointers. Types are not stored here: the type checker records them in a side table
+// (sema::TypeTable), so passes never mutate nodes to annotate them.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "diagnostics.h"
+
+namespace rbt::ast {
+
+enum class NodeKind : uint8_t {
+  // Expressions
+  IntLit,
+  StrLit,
+  Builtin,
+  Var,
+  MapRef,
+  Call,
+  Binary,
+  Unary,
+  Ternary,
+  Tuple,
+  FieldAccess,
+  // Statements
+  ExprStmt,
+  AssignMap,
+  AssignVar,
+  If,
+  While,
+  Jump,
+  Block,
+  // Structure
+  AttachPoint,
+  Probe,
+  Program,
+};
+
+struct Node {
+  explicit Node(NodeKind kind, SourceRange range) : kind(kind), range(range) {}
+  virtual ~Node() = default;
+  const NodeKind kind;
+  SourceRange range;
+};
+
+// LLVM-style checked casts on the kind tag.
+template <typename T> bool isa(const Node *n) { return n && n->kind == T::Kind; }
+template <typename T> T *dyn_cast(Node *n) { return isa<T>(n) ? static_cast<T *>(n) : nullptr; }
+template <typename T> const T *dyn_cast(const Node *n) {
+  return isa<T>(n) ? static_cast<const T *>(n) : nullptr;
+}
+
+struct Expr : Node {
+  using Node::Node;
+};
+
+struct IntLit : Expr {
+  static constexpr NodeKind Kind = NodeKind::IntLit;
+  IntLit(SourceRange r, uint64_t value) : Expr(Kind, r), value(value) {}
+  uint64_t value;
+};
+
+struct StrLit : Expr {
+  static constexpr NodeKind Kind = NodeKind::StrLit;
+  StrLit(SourceRange r, std::string value) : Expr(Kind, r), value(std::move(value)) {}
+  std::string value;  // escapes decoded
+};
+
+// A builtin identifier such as pid, comm, nsecs, arg0.
+struct Builtin : Expr {
+  static constexpr NodeKind Kind = NodeKind::Builtin;
+  Builtin(SourceRange r, std::string name) : Expr(Kind, r), name(std::move(name)) {}
+  std::string name;
+};
+
+// A scratch variable `$name`.
+struct Var : Expr {
+  static constexpr NodeKind Kind = NodeKind::Var;
+  Var(SourceRange r, std::string name) : Expr(Kind, r), name(std::move(name)) {}
+  std::string name;  // including the '$'
+};
+
+// `@name` or `@name[k1, k2]`; several keys form a tuple key.
+struct MapRef : Expr {
+  static constexpr NodeKind Kind = NodeKind::MapRef;
+  MapRef(SourceRange r, std::string name, std::vector<Expr *> keys)
+      : Expr(Kind, r), name(std::move(name)), keys(std::move(keys)) {}
+  std::string name;  // including the '@'
+  std::vector<Expr *> keys;
+};
+
+struct Call : Expr {
+  static constexpr NodeKind Kind = NodeKind::Call;
+  Call(SourceRange r, std::string name, std::vector<Expr *> args)
+      : Expr(Kind, r), name(std::move(name)), args(std::move(args)) {}
+  std::string name;
+  std::vector<Expr *> args;
+};
+
+enum class BinaryOp : uint8_t {
+  Add, Sub, Mul, Div, Mod, BitAnd, BitOr, BitXor, Shl, Shr,
+  Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalOr,
+};
+const char *binary_op_spelling(BinaryOp op);
+bool is_comparison(BinaryOp op);
+
+struct Binary : Expr {
+  static constexpr NodeKind Kind = NodeKind::Binary;
+  Binary(SourceRange r, BinaryOp op, Expr *lhs, Expr *rhs)
+      : Expr(Kind, r), op(op), lhs(lhs), rhs(rhs) {}
+  BinaryOp op;
+  Expr *lhs, *rhs;
+};
+
+enum class UnaryOp : uint8_t { Neg, Not, BitNot };
+
+struct Unary : Expr {
+  static constexpr NodeKind Kind = NodeKind::Unary;
+  Unary(SourceRange r, UnaryOp op, Expr *operand) : Expr(Kind, r), op(op), operand(operand) {}
+  UnaryOp op;
+  Expr *operand;
+};
+
+struct Ternary : Expr {
+  static constexpr NodeKind Kind = NodeKind::Ternary;
+  Ternary(SourceRange r, Expr *cond, Expr *then_expr, Expr *else_expr)
+      : Expr(Kind, r), cond(cond), then_expr(then_expr), else_expr(else_expr) {}
+  Expr *cond, *then_expr, *else_expr;
+};
+
+struct Tuple : Expr {
+  static constexpr NodeKind Kind = NodeKind::Tuple;
+  Tuple(SourceRange r, std::vector<Expr *> elems) : Expr(Kind, r), elems(std::move(elems)) {}
+  std::vector<Expr *> elems;
+};
+
+// `expr.field`, `expr->field`, or a tuple element `expr.0`.
+struct FieldAccess : Expr {
+  static constexpr NodeKind Kind = NodeKind::FieldAccess;
+  FieldAccess(SourceRange r, Expr *base, std::string field, bool arrow)
+      : Expr(Kind, r), base(base), field(std::move(field)), arrow(arrow) {}
+  Expr *base;
+  std::string field;
+  bool arrow;
+};
+
+struct Stmt : Node {
+  using Node::Node;
+};
+
+struct ExprStmt : Stmt {
+  static constexpr NodeKind Kind = NodeKind::ExprStmt;
+  ExprStmt(SourceRange r, Expr *expr) : Stmt(Kind, r), expr(expr) {}
+  Expr *expr;
+};
+
+// `@m[k] = v`. Compound assignments (`@m += v`) are desugared by the parser into `@m = @m + v`.
+struct AssignMap : Stmt {
+  static constexpr NodeKind Kind = NodeKind::AssignMap;
+  AssignMap(SourceRange r, MapRef *map, Expr *value) : Stmt(Kind, r), map(map), value(value) {}
+  MapRef *map;
+  Expr *value;
+};
+
+struct AssignVar : Stmt {
+  static constexpr NodeKind Kind = NodeKind::AssignVar;
+  AssignVar(SourceRange r, Var *var, Expr *value) : Stmt(Kind, r), var(var), value(value) {}
+  Var *var;
+  Expr *value;
+};
+
+struct Block : Stmt {
+  static constexpr NodeKind Kind = NodeKind::Block;
+  Block(SourceRange r, std::vector<Stmt *> stmts) : Stmt(Kind, r), stmts(std::move(stmts)) {}
+  std::vector<Stmt *> stmts;
+};
+
+struct If : Stmt {
+  static constexpr NodeKind Kind = NodeKind::If;
+  If(SourceRange r, Expr *cond, Block *then_block, Stmt *else_stmt)
+      : Stmt(Kind, r), cond(cond), then_block(then_block), else_stmt(else_stmt) {}
+  Expr *cond;
+  Block *then_block;
+  Stmt *else_stmt;  // a Block, an If (else if), or null
+};
+
+struct While : Stmt {
+  static constexpr NodeKind Kind = NodeKind::While;
+  While(SourceRange r, Expr *cond, Block *body) : Stmt(Kind, r), cond(cond), body(body) {}
+  Expr *cond;
+  Block *body;
+};
+
+enum class JumpKind : uint8_t { Break, Continue, Return };
+
+struct Jump : Stmt {
+  static constexpr NodeKind Kind = NodeKind::Jump;
+  Jump(SourceRange r, JumpKind jump) : Stmt(Kind, r), jump(jump) {}
+  JumpKind jump;
+};
+
+// One attach point as written, e.g. "tracepoint:syscalls:sys_enter_openat"; sema parses it.
+struct AttachPoint : Node {
+  static constexpr NodeKind Kind = NodeKind::AttachPoint;
+  AttachPoint(SourceRange r, std::string text) : Node(Kind, r), text(std::move(text)) {}
+  std::string text;
+};
+
+struct Probe : Node {
+  static constexpr NodeKind Kind = NodeKind::Probe;
+  Probe(SourceRange r, std::vector<AttachPoint *> attach_points, Expr *predicate, Block *body)
+      : Node(Kind, r), attach_points(std::move(attach_points)), predicate(predicate), body(body) {}
+  std::vector<AttachPoint *> attach_points;
+  Expr *predicate;  // null when absent
+  Block *body;
+};
+
+struct Program : Node {
+  static constexpr NodeKind Kind = NodeKind::Program;
+  Program(SourceRange r, std::vector<Probe *> probes) : Node(Kind, r), probes(std::move(probes)) {}
+  std::vector<Probe *> probes;
+};
+
+}  // namespace rbt::ast

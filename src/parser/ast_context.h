@@ -1,0 +1,26 @@
+#pragma once
+// ASTContext owns every node of one parse; nodes live exactly as long as the context.
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "ast.h"
+
+namespace rbt::ast {
+
+class ASTContext {
+public:
+  template <typename T, typename... Args> T *make(Args &&...args) {
+    auto node = std::make_unique<T>(std::forward<Args>(args)...);
+    T *raw = node.get();
+    nodes_.push_back(std::move(node));
+    return raw;
+  }
+  Program *root = nullptr;
+
+private:
+  std::vector<std::unique_ptr<Node>> nodes_;
+};
+
+}  // namespace rbt::ast

@@ -1,0 +1,51 @@
+#include "diagnostics.h"
+
+#include <sstream>
+
+namespace rbt {
+
+void DiagnosticEngine::error(const SourceRange &range, std::string message, std::string note) {
+  diags_.push_back({Severity::Error, range, std::move(message), std::move(note)});
+  errors_++;
+}
+
+void DiagnosticEngine::warning(const SourceRange &range, std::string message, std::string note) {
+  diags_.push_back({Severity::Warning, range, std::move(message), std::move(note)});
+}
+
+void DiagnosticEngine::render(std::ostream &out) const {
+  for (auto &d : diags_) {
+    const auto &r = d.range;
+    out << source_.name() << ":" << r.line << ":" << r.col << ": "
+        << (d.severity == Severity::Error ? "error" : "warning") << ": " << d.message << "\n";
+    std::string_view line = source_.line(r.line);
+    if (r.line == 0 || r.col == 0) {
+      if (!d.note.empty())
+        out << "note: " << d.note << "\n";
+      continue;
+    }
+    out << line << "\n";
+    // Keep tabs so the caret lines up with the source as a terminal shows it.
+    std::string marker;
+    for (unsigned i = 1; i < r.col && i - 1 < line.size(); i++)
+      marker += line[i - 1] == '\t' ? '\t' : ' ';
+    unsigned end = r.end_line == r.line && r.end_col > r.col ? r.end_col
+                                                             : static_cast<unsigned>(line.size()) + 1;
+    if (end <= r.col)
+      end = r.col + 1;
+    marker += '^';
+    for (unsigned c = r.col + 1; c < end; c++)
+      marker += '~';
+    out << marker << "\n";
+    if (!d.note.empty())
+      out << "note: " << d.note << "\n";
+  }
+}
+
+std::string DiagnosticEngine::render() const {
+  std::ostringstream s;
+  render(s);
+  return s.str();
+}
+
+}  // namespace rbt

@@ -1,0 +1,117 @@
+#include "parse.h"
+
+#include <cerrno>
+#include <cstdlib>
+
+#include "parse_state.h"
+#include "parser.hh"
+
+// Flex's reentrant API, declared here so no other file needs the generated lexer header.
+extern int rbt_yylex_init_extra(rbt::ParseState *extra, yyscan_t *scanner);
+extern int rbt_yylex_destroy(yyscan_t scanner);
+struct yy_buffer_state;
+extern yy_buffer_state *rbt_yy_scan_bytes(const char *bytes, int len, yyscan_t scanner);
+
+namespace rbt {
+
+ast::Program *parse(const SourceFile &source, ast::ASTContext &ctx, DiagnosticEngine &diags) {
+  ParseState state(source, ctx, diags);
+  yyscan_t scanner = nullptr;
+  if (rbt_yylex_init_extra(&state, &scanner) != 0) {
+    diags.error({}, "cannot initialise the lexer");
+    return nullptr;
+  }
+  rbt_yy_scan_bytes(source.text().data(), static_cast<int>(source.text().size()), scanner);
+  parser::Parser p(scanner, state);
+  int rc = p.parse();
+  rbt_yylex_destroy(scanner);
+  if (rc != 0 || diags.has_errors())
+    return nullptr;
+  return ctx.root;
+}
+
+std::string decode_string_literal(ParseState &state, const char *text, size_t len) {
+  std::string out;
+  for (size_t i = 0; i < len; i++) {
+    char c = text[i];
+    if (c != '\\' || i + 1 == len) {
+      out += c;
+      continue;
+    }
+    char e = text[++i];
+    switch (e) {
+    case 'n': out += '\n'; break;
+    case 't': out += '\t'; break;
+    case 'r': out += '\r'; break;
+    case '\\': out += '\\'; break;
+    case '"': out += '"'; break;
+    case 'x': {
+      unsigned v = 0, n = 0;
+      while (n < 2 && i + 1 < len && isxdigit(static_cast<unsigned char>(text[i + 1]))) {
+        v = v * 16 + std::stoi(std::string(1, text[++i]), nullptr, 16);
+        n++;
+      }
+      if (n == 0)
+        state.diags.error(state.token, "invalid escape sequence '\\x' (expected hex digits)");
+      out += static_cast<char>(v);
+      break;
+    }
+    default:
+      if (e >= '0' && e <= '7') {
+        unsigned v = e - '0', n = 1;
+        while (n < 3 && i + 1 < len && text[i + 1] >= '0' && text[i + 1] <= '7') {
+          v = v * 8 + (text[++i] - '0');
+          n++;
+        }
+        out += static_cast<char>(v);
+      } else {
+        state.diags.error(state.token, std::string("invalid escape sequence '\\") + e + "'");
+      }
+    }
+  }
+  return out;
+}
+
+std::optional<uint64_t> parse_int_literal(ParseState &state, const std::string &text) {
+  std::string digits;
+  for (char c : text)
+    if (c != '_')
+      digits += c;
+  int base = 10;
+  size_t start = 0;
+  if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) {
+    base = 16;
+    start = 2;
+  } else if (digits.size() > 1 && digits[0] == '0') {
+    base = 8;
+    start = 1;
+  }
+  // Scientific notation for integers: 1e3, 5e6.
+  uint64_t scale = 1;
+  if (base == 10) {
+    size_t e = digits.find_first_of("eE");
+    if (e != std::string::npos && e + 1 < digits.size()) {
+      std::string exp = digits.substr(e + 1);
+      if (exp.find_first_not_of("0123456789") == std::string::npos && exp.size() <= 2) {
+        for (int i = std::stoi(exp); i > 0; i--)
+          scale *= 10;
+        digits = digits.substr(0, e);
+      }
+    }
+  }
+  errno = 0;
+  char *end = nullptr;
+  const char *begin = digits.c_str() + start;
+  unsigned long long v = strtoull(begin, &end, base);
+  if (*begin == '\0' || *end != '\0') {
+    state.diags.error(state.token, "invalid integer literal '" + text + "'");
+    return std::nullopt;
+  }
+  if (errno == ERANGE || (scale > 1 && v > UINT64_MAX / scale)) {
+    state.diags.error(state.token, "integer literal '" + text + "' does not fit in 64 bits");
+    return std::nullopt;
+  }
+  return v * scale;
+}
+
+}  // namespace rbt

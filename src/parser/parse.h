@@ -1,0 +1,13 @@
+#pragma once
+// The parser's entry point: source text → AST. Syntax errors go to the DiagnosticEngine.
+
+#include "ast_context.h"
+#include "diagnostics.h"
+#include "source.h"
+
+namespace rbt {
+
+// Parses `source` into `ctx`. Returns the program, or null when any error was reported.
+ast::Program *parse(const SourceFile &source, ast::ASTContext &ctx, DiagnosticEngine &diags);
+
+}  // namespace rbt

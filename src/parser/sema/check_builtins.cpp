@@ -1,0 +1,205 @@
+// Type checks for the builtins of builtins.def, one function each.
+
+#include "format_spec.h"
+#include "probe_spec.h"
+#include "type_checker.h"
+
+namespace rbt::sema {
+
+using namespace ast;
+
+namespace {
+Type u32() { return Type::integer(32, false); }
+Type u64() { return Type::integer(64, false); }
+}  // namespace
+
+Type TypeChecker::check_pid(const Builtin &) { return u32(); }
+Type TypeChecker::check_tid(const Builtin &) { return u32(); }
+Type TypeChecker::check_uid(const Builtin &) { return u32(); }
+Type TypeChecker::check_gid(const Builtin &) { return u32(); }
+Type TypeChecker::check_cpu(const Builtin &) { return u32(); }
+Type TypeChecker::check_rand(const Builtin &) { return u32(); }
+Type TypeChecker::check_nsecs(const Builtin &) { return u64(); }
+Type TypeChecker::check_cgroup(const Builtin &) { return u64(); }
+Type TypeChecker::check_curtask(const Builtin &) { return u64(); }
+Type TypeChecker::check_comm(const Builtin &) { return Type::string(16); }
+
+Type TypeChecker::check_probe(const Builtin &) {
+  size_t longest = 0;
+  for (auto &p : info_.probes[probe_])
+    longest = std::max(longest, p.name.size());
+  return Type::string(static_cast<uint32_t>(longest + 1));
+}
+
+Type TypeChecker::check_retval(const Builtin &node) {
+  for (auto &p : info_.probes[probe_]) {
+    if (!is_return_probe(p.kind)) {
+      diags_.error(node.range, "retval is only available in uretprobe and kretprobe probes, not in " +
+                                   std::string(probe_kind_name(p.kind)));
+      return Type::none();
+    }
+  }
+  return u64();
+}
+
+Type TypeChecker::check_arg(const Builtin &node) {
+  unsigned index = node.name[3] - '0';
+  for (auto &p : info_.probes[probe_]) {
+    if (!has_arguments(p.kind)) {
+      diags_.error(node.range, node.name + " is not available in " +
+                                   std::string(probe_kind_name(p.kind)) +
+                                   " probes (only in kprobe, uprobe, usdt and rawtracepoint)");
+      return Type::none();
+    }
+    if ((p.kind == ProbeKind::Kprobe || p.kind == ProbeKind::Uprobe) && index > 5) {
+      diags_.error(node.range, node.name + " is not available: " + probe_kind_name(p.kind) +
+                                   " arguments are arg0 to arg5 (the registers of the calling "
+                                   "convention)");
+      return Type::none();
+    }
+    if (p.kind == ProbeKind::Usdt) {
+      diags_.error(node.range, "USDT arguments are not supported yet");
+      return Type::none();
+    }
+  }
+  return u64();
+}
+
+Type TypeChecker::check_printf(const Call &call) {
+  for (size_t i = 1; i < call.args.size(); i++)
+    check_expr(*call.args[i]);
+  auto *fmt = dyn_cast<StrLit>(call.args[0]);
+  if (!fmt) {
+    check_expr(*call.args[0]);
+    diags_.error(call.args[0]->range, "printf's first argument must be a string literal");
+    return Type::none();
+  }
+  info_.types[fmt] = Type::string(static_cast<uint32_t>(fmt->value.size() + 1));
+  ParsedFormat parsed = parse_format(fmt->value);
+  if (!parsed.error.empty()) {
+    diags_.error(fmt->range, "invalid printf format: " + parsed.error);
+    return Type::none();
+  }
+  size_t want = parsed.conversions(), got = call.args.size() - 1;
+  if (want != got) {
+    diags_.error(call.range, "printf: the format has " + std::to_string(want) + " conversion" +
+                                 (want == 1 ? "" : "s") + " but " + std::to_string(got) +
+                                 " argument" + (got == 1 ? " was" : "s were") + " given");
+    return Type::none();
+  }
+  size_t arg = 1;
+  for (auto &piece : parsed.pieces) {
+    if (!piece.conversion)
+      continue;
+    const Expr &e = *call.args[arg++];
+    const Type &t = info_.type_of(&e);
+    if (t.is_none())
+      continue;
+    bool ok = piece.conversion == 's' ? (t.is_string() || t.is_int() || t.is_tuple()) : t.is_int();
+    if (!ok)
+      diags_.error(e.range, std::string("printf: %") + piece.conversion + " expects " +
+                                (piece.conversion == 's' ? "a string" : "an integer") + ", not " +
+                                t.name());
+  }
+  return Type::void_type();
+}
+
+Type TypeChecker::check_exit(const Call &call) {
+  if (!call.args.empty())
+    expect_int(*call.args[0], check_expr(*call.args[0]), "the exit code");
+  return Type::void_type();
+}
+
+Type TypeChecker::check_del(const Call &call) {
+  auto *map = dyn_cast<MapRef>(call.args[0]);
+  if (!map) {
+    check_expr(*call.args[0]);
+    diags_.error(call.args[0]->range, "delete()'s first argument must be a map");
+    return Type::none();
+  }
+  if (call.args.size() == 2 && !map->keys.empty()) {
+    diags_.error(call.range, "delete() takes either @m[key] or @m, key, not both");
+    return Type::none();
+  }
+  auto it = info_.maps.find(map->name);
+  if (it == info_.maps.end()) {
+    unknown_map_reads_.push_back(map);
+    return Type::void_type();
+  }
+  const MapInfo &m = it->second;
+  if (m.value.is_histogram()) {
+    diags_.error(call.range, "delete() cannot remove one key of a histogram; use clear()");
+    return Type::none();
+  }
+  Type key;
+  if (call.args.size() == 2) {
+    key = storage_type(check_expr(*call.args[1]));
+  } else {
+    key = check_map_key(*map);
+  }
+  if (m.key.is_none() != key.is_none() || (!key.is_none() && !m.key.compatible(key)))
+    diags_.error(call.range, "delete(): " + map->name + " has " +
+                                 (m.key.is_none() ? std::string("no key") : "keys of type " + m.key.name()) +
+                                 ", not " + (key.is_none() ? std::string("no key") : key.name()));
+  return Type::void_type();
+}
+
+Type TypeChecker::check_count(const Call &) { return Type::aggregation(TypeKind::Count); }
+
+namespace {
+// sum/min/max/avg/stats/hist: one integer argument; the aggregation keeps its signedness.
+Type numeric_aggregation(TypeChecker &, const Type &arg, TypeKind kind) {
+  return arg.is_none() ? Type::none() : Type::aggregation(kind, arg.is_signed);
+}
+}  // namespace
+
+#define RBT_NUMERIC_AGG(id, kind)                                                                  \
+  Type TypeChecker::check_##id(const Call &call) {                                                 \
+    Type arg = check_expr(*call.args[0]);                                                          \
+    if (!expect_int(*call.args[0], arg, #id "()'s argument"))                                     \
+      return Type::none();                                                                         \
+    return numeric_aggregation(*this, arg, kind);                                                  \
+  }
+RBT_NUMERIC_AGG(sum, TypeKind::Sum)
+RBT_NUMERIC_AGG(min, TypeKind::Min)
+RBT_NUMERIC_AGG(max, TypeKind::Max)
+RBT_NUMERIC_AGG(avg, TypeKind::Avg)
+RBT_NUMERIC_AGG(stats, TypeKind::Stats)
+RBT_NUMERIC_AGG(hist, TypeKind::Hist)
+#undef RBT_NUMERIC_AGG
+
+Type TypeChecker::check_lhist(const Call &call) {
+  Type arg = check_expr(*call.args[0]);
+  bool ok = expect_int(*call.args[0], arg, "lhist()'s value");
+  int64_t params[3] = {};
+  static const char *names[] = {"min", "max", "step"};
+  for (int i = 0; i < 3; i++) {
+    check_expr(*call.args[i + 1]);
+    auto v = const_int(*call.args[i + 1]);
+    if (!v) {
+      diags_.error(call.args[i + 1]->range,
+                   std::string("lhist()'s ") + names[i] + " must be an integer literal");
+      ok = false;
+    } else {
+      params[i] = *v;
+    }
+  }
+  if (!ok)
+    return Type::none();
+  auto [min, max, step] = params;
+  if (step <= 0) {
+    diags_.error(call.args[3]->range, "lhist()'s step must be positive");
+    return Type::none();
+  }
+  if (max <= min) {
+    diags_.error(call.range, "lhist()'s max must be greater than its min");
+    return Type::none();
+  }
+  if ((max - min) / step > 1000) {
+    diags_.error(call.range, "lhist() would have more than 1000 buckets; use a larger step");
+    return Type::none();
+  }
+  return Type::lhist(min, max, step);
+}
+
+}  // namespace rbt::sema

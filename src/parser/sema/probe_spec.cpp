@@ -1,0 +1,185 @@
+#include "probe_spec.h"
+
+#include <charconv>
+#include <vector>
+
+#include "perf_events.h"
+
+namespace rbt::sema {
+namespace {
+
+struct KindName {
+  const char *name;
+  const char *alias;
+  ProbeKind kind;
+};
+
+const KindName kKinds[] = {
+    {"BEGIN", "begin", ProbeKind::Begin},
+    {"END", "end", ProbeKind::End},
+    {"tracepoint", "t", ProbeKind::Tracepoint},
+    {"rawtracepoint", "rt", ProbeKind::RawTracepoint},
+    {"kprobe", "k", ProbeKind::Kprobe},
+    {"kretprobe", "kr", ProbeKind::Kretprobe},
+    {"uprobe", "u", ProbeKind::Uprobe},
+    {"uretprobe", "ur", ProbeKind::Uretprobe},
+    {"usdt", "U", ProbeKind::Usdt},
+    {"profile", "p", ProbeKind::Profile},
+    {"interval", "i", ProbeKind::Interval},
+    {"software", "s", ProbeKind::Software},
+    {"hardware", "h", ProbeKind::Hardware},
+};
+
+std::vector<std::string> split(const std::string &s, char sep) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (;;) {
+    size_t pos = s.find(sep, start);
+    parts.push_back(s.substr(start, pos - start));
+    if (pos == std::string::npos)
+      return parts;
+    start = pos + 1;
+  }
+}
+
+bool parse_u64(const std::string &s, uint64_t &out) {
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+// "99" with unit "hz" → freq; "1" with unit "s" → period in ns.
+std::string parse_rate(ProbeDesc &p, const std::string &unit, const std::string &value) {
+  uint64_t n = 0;
+  if (!parse_u64(value, n) || n == 0)
+    return "invalid rate '" + value + "' (expected a positive integer)";
+  if (unit == "hz") {
+    p.freq = n;
+  } else if (unit == "s") {
+    p.period = n * 1000000000ull;
+  } else if (unit == "ms") {
+    p.period = n * 1000000ull;
+  } else if (unit == "us") {
+    p.period = n * 1000ull;
+  } else if (unit == "ns" && p.kind == ProbeKind::Interval) {
+    p.period = n;
+  } else {
+    return "invalid unit '" + unit + "' (expected hz, s, ms or us)";
+  }
+  return {};
+}
+
+// "sym+0x10" → func "sym", offset 0x10.
+std::string split_offset(ProbeDesc &p, const std::string &fn) {
+  size_t plus = fn.find('+');
+  p.func = fn.substr(0, plus);
+  if (plus == std::string::npos)
+    return {};
+  std::string off = fn.substr(plus + 1);
+  int base = off.rfind("0x", 0) == 0 ? 16 : 10;
+  const char *b = off.data() + (base == 16 ? 2 : 0);
+  auto [ptr, ec] = std::from_chars(b, off.data() + off.size(), p.offset, base);
+  if (ec != std::errc() || ptr != off.data() + off.size() || b == off.data() + off.size())
+    return "invalid offset '" + off + "'";
+  return {};
+}
+
+}  // namespace
+
+bool is_return_probe(ProbeKind kind) {
+  return kind == ProbeKind::Kretprobe || kind == ProbeKind::Uretprobe;
+}
+
+bool has_arguments(ProbeKind kind) {
+  return kind == ProbeKind::Kprobe || kind == ProbeKind::Uprobe || kind == ProbeKind::Usdt ||
+         kind == ProbeKind::RawTracepoint;
+}
+
+ProbeSpecResult parse_probe_spec(const std::string &text) {
+  ProbeSpecResult r;
+  ProbeDesc &p = r.probe;
+  std::vector<std::string> parts = split(text, ':');
+  const KindName *kind = nullptr;
+  for (auto &k : kKinds)
+    if (parts[0] == k.name || parts[0] == k.alias)
+      kind = &k;
+  if (!kind) {
+    r.error = "unknown probe type '" + parts[0] + "'";
+    return r;
+  }
+  p.kind = kind->kind;
+  auto need = [&](size_t n, const char *form) {
+    if (parts.size() == n)
+      return true;
+    r.error = std::string("invalid ") + kind->name + " probe '" + text + "' (expected " + form + ")";
+    return false;
+  };
+  // The canonical name uses the full type name; the rest is kept as written.
+  p.name = std::string(kind->name) + text.substr(parts[0].size());
+
+  switch (p.kind) {
+  case ProbeKind::Begin:
+  case ProbeKind::End:
+    need(1, kind->name);
+    break;
+  case ProbeKind::Tracepoint:
+    if (need(3, "tracepoint:category:event")) {
+      p.target = parts[1];
+      p.func = parts[2];
+    }
+    break;
+  case ProbeKind::RawTracepoint:
+    if (need(2, "rawtracepoint:event"))
+      p.func = parts[1];
+    break;
+  case ProbeKind::Kprobe:
+  case ProbeKind::Kretprobe:
+    if (parts.size() == 3) {  // kprobe:module:function
+      p.target = parts[1];
+      r.error = split_offset(p, parts[2]);
+    } else if (need(2, "kprobe:function[+offset]")) {
+      r.error = split_offset(p, parts[1]);
+    }
+    break;
+  case ProbeKind::Uprobe:
+  case ProbeKind::Uretprobe:
+    if (need(3, "uprobe:binary:symbol[+offset]")) {
+      p.target = parts[1];
+      r.error = split_offset(p, parts[2]);
+    }
+    break;
+  case ProbeKind::Usdt:
+    if (parts.size() == 4) {
+      p.target = parts[1];
+      p.func = parts[2] + ":" + parts[3];  // provider:probe
+    } else if (need(3, "usdt:binary:[provider:]probe")) {
+      p.target = parts[1];
+      p.func = parts[2];
+    }
+    break;
+  case ProbeKind::Profile:
+  case ProbeKind::Interval:
+    if (need(3, p.kind == ProbeKind::Profile ? "profile:hz|s|ms|us:N" : "interval:s|ms|us:N"))
+      r.error = parse_rate(p, parts[1], parts[2]);
+    p.target = parts.size() > 1 ? parts[1] : "";
+    break;
+  case ProbeKind::Software:
+  case ProbeKind::Hardware: {
+    bool hw = p.kind == ProbeKind::Hardware;
+    if (parts.size() != 2 && !need(3, hw ? "hardware:event[:count]" : "software:event[:count]"))
+      break;
+    const PerfEventInfo *ev = find_perf_event(parts[1], hw);
+    if (!ev) {
+      r.error = std::string("unknown ") + kind->name + " event '" + parts[1] + "'";
+      break;
+    }
+    p.target = ev->name;
+    p.period = ev->default_count;
+    if (parts.size() == 3 && (!parse_u64(parts[2], p.period) || p.period == 0))
+      r.error = "invalid count '" + parts[2] + "' (expected a positive integer)";
+    break;
+  }
+  }
+  return r;
+}
+
+}  // namespace rbt::sema

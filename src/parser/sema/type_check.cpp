@@ -1,0 +1,467 @@
+#include <algorithm>
+#include <cassert>
+
+#include "probe_spec.h"
+#include "type_checker.h"
+
+namespace rbt::sema {
+
+using namespace ast;
+
+const Type &SemaInfo::type_of(const Node *n) const {
+  static const Type none;
+  auto it = types.find(n);
+  return it == types.end() ? none : it->second;
+}
+
+Type storage_type(const Type &t) {
+  if (t.kind == TypeKind::Int)
+    return Type::integer(64, t.is_signed);
+  if (t.kind == TypeKind::Tuple) {
+    std::vector<Type> elems;
+    for (auto &e : t.elems)
+      elems.push_back(storage_type(e));
+    return Type::tuple(std::move(elems));
+  }
+  return t;
+}
+
+void TypeChecker::check_program(const Program &program) {
+  changed_ = false;
+  for (const Probe *probe : program.probes)
+    check_probe(*probe);
+  // Reads of maps that no probe assigns, reported once every assignment has been seen.
+  for (const MapRef *m : unknown_map_reads_)
+    if (!info_.maps.count(m->name))
+      diags_.error(m->range, "undefined map " + m->name + " (it is never assigned)");
+}
+
+void TypeChecker::check_probe(const Probe &probe) {
+  probe_ = &probe;
+  auto &descs = info_.probes[&probe];
+  descs.clear();
+  for (const AttachPoint *ap : probe.attach_points) {
+    ProbeSpecResult r = parse_probe_spec(ap->text);
+    if (!r.error.empty())
+      diags_.error(ap->range, r.error);
+    else
+      descs.push_back(r.probe);
+  }
+  scopes_.assign(1, {});
+  if (probe.predicate) {
+    Type t = check_expr(*probe.predicate);
+    expect_int(*probe.predicate, t, "a predicate");
+  }
+  check_block(*probe.body);
+}
+
+void TypeChecker::check_block(const Block &block) {
+  scopes_.emplace_back();
+  for (const Stmt *s : block.stmts)
+    check_stmt(*s);
+  scopes_.pop_back();
+}
+
+void TypeChecker::check_stmt(const Stmt &stmt) {
+  switch (stmt.kind) {
+  case NodeKind::ExprStmt: {
+    auto &e = static_cast<const ExprStmt &>(stmt);
+    if (auto *call = dyn_cast<Call>(e.expr))
+      info_.types[call] = check_call(*call, false);
+    else
+      check_expr(*e.expr);
+    break;
+  }
+  case NodeKind::AssignMap:
+    check_assign_map(static_cast<const AssignMap &>(stmt));
+    break;
+  case NodeKind::AssignVar:
+    check_assign_var(static_cast<const AssignVar &>(stmt));
+    break;
+  case NodeKind::Block:
+    check_block(static_cast<const Block &>(stmt));
+    break;
+  case NodeKind::If: {
+    auto &s = static_cast<const If &>(stmt);
+    expect_int(*s.cond, check_expr(*s.cond), "an if condition");
+    check_block(*s.then_block);
+    if (s.else_stmt)
+      check_stmt(*s.else_stmt);
+    break;
+  }
+  case NodeKind::While: {
+    auto &s = static_cast<const While &>(stmt);
+    expect_int(*s.cond, check_expr(*s.cond), "a while condition");
+    loop_depth_++;
+    check_block(*s.body);
+    loop_depth_--;
+    break;
+  }
+  case NodeKind::Jump: {
+    auto &s = static_cast<const Jump &>(stmt);
+    if (s.jump != JumpKind::Return && loop_depth_ == 0)
+      diags_.error(s.range, std::string(s.jump == JumpKind::Break ? "'break'" : "'continue'") +
+                                " outside of a loop");
+    break;
+  }
+  default:
+    assert(false && "not a statement");
+  }
+}
+
+void TypeChecker::check_assign_map(const AssignMap &assign) {
+  Type key = check_map_key(*assign.map);
+  Type value;
+  if (auto *call = dyn_cast<Call>(assign.value)) {
+    value = check_call(*call, true);
+    info_.types[call] = value;
+  } else {
+    value = check_expr(*assign.value);
+  }
+  if (value.kind == TypeKind::Void) {
+    diags_.error(assign.value->range, "this expression has no value to assign");
+    return;
+  }
+  if (value.is_none())
+    return;
+  record_map(*assign.map, key, storage_type(value), assign.value->range);
+}
+
+void TypeChecker::record_map(const MapRef &map, const Type &key, const Type &value,
+                             const SourceRange &value_range) {
+  auto [it, inserted] = info_.maps.try_emplace(map.name, MapInfo{map.name, key, value});
+  MapInfo &m = it->second;
+  if (inserted) {
+    changed_ = true;
+  } else {
+    if (!m.value.compatible(value) || m.value.is_aggregation() != value.is_aggregation()) {
+      diags_.error(value_range, "type mismatch for " + map.name + ": assigning " + value.name() +
+                                    " to a map that holds " + m.value.name());
+      return;
+    }
+    Type unified = Type::unify(m.value, value);
+    if (!(unified == m.value)) {
+      m.value = unified;
+      changed_ = true;
+    }
+  }
+  if (!key.is_none() && !m.key.is_none() && !(Type::unify(m.key, key) == m.key)) {
+    m.key = Type::unify(m.key, key);
+    changed_ = true;
+  }
+  info_.types[&map] = m.value;
+}
+
+// The key type of `map`, checking it against earlier uses; none() for a map without keys.
+Type TypeChecker::check_map_key(const MapRef &map) {
+  Type key;
+  if (map.keys.size() == 1) {
+    key = storage_type(check_expr(*map.keys[0]));
+  } else if (map.keys.size() > 1) {
+    std::vector<Type> elems;
+    for (const Expr *k : map.keys)
+      elems.push_back(storage_type(check_expr(*k)));
+    key = Type::tuple(std::move(elems));
+  }
+  for (const Expr *k : map.keys) {
+    const Type &kt = info_.type_of(k);
+    if (kt.is_aggregation() || kt.kind == TypeKind::Void)
+      diags_.error(k->range, "a map key must be an integer, a string or a tuple, not " +
+                                 kt.name());
+  }
+  auto it = info_.maps.find(map.name);
+  if (it != info_.maps.end()) {
+    const Type &known = it->second.key;
+    if (known.is_none() != key.is_none() ||
+        (!key.is_none() && !known.compatible(key))) {
+      diags_.error(map.range, map.name + " is used with " +
+                                  (key.is_none() ? std::string("no key") : "a key of type " + key.name()) +
+                                  " here but " +
+                                  (known.is_none() ? std::string("no key") : "a key of type " + known.name()) +
+                                  " elsewhere");
+      return Type::none();
+    }
+  }
+  return key;
+}
+
+void TypeChecker::check_assign_var(const AssignVar &assign) {
+  Type t = check_expr(*assign.value);
+  if (t.kind == TypeKind::Void) {
+    diags_.error(assign.value->range, "this expression has no value to assign");
+    return;
+  }
+  if (t.is_aggregation()) {
+    diags_.error(assign.value->range, "an aggregation can only be stored in a map");
+    return;
+  }
+  VarInfo *var = nullptr;
+  for (auto s = scopes_.rbegin(); s != scopes_.rend() && !var; ++s) {
+    auto it = s->find(assign.var->name);
+    if (it != s->end())
+      var = it->second;
+  }
+  if (!var) {
+    auto it = info_.vars.find(&assign);
+    if (it == info_.vars.end()) {
+      info_.var_storage.push_back(std::make_unique<VarInfo>(VarInfo{assign.var->name, {}}));
+      it = info_.vars.emplace(&assign, info_.var_storage.back().get()).first;
+    }
+    var = it->second;
+    scopes_.back()[assign.var->name] = var;
+  }
+  info_.vars[assign.var] = var;
+  if (t.is_none())
+    return;
+  Type st = storage_type(t);
+  if (var->type.is_none()) {
+    var->type = st;
+    changed_ = true;
+  } else if (!var->type.compatible(st)) {
+    diags_.error(assign.value->range, "type mismatch for " + var->name + ": assigning " +
+                                          st.name() + " to a variable that holds " +
+                                          var->type.name());
+  } else if (Type u = Type::unify(var->type, st); !(u == var->type)) {
+    var->type = u;
+    changed_ = true;
+  }
+  info_.types[assign.var] = var->type;
+}
+
+bool TypeChecker::expect_int(const Expr &e, const Type &t, const std::string &what) {
+  if (t.is_none() || t.is_int())
+    return true;
+  diags_.error(e.range, what + " must be an integer, not " + t.name());
+  return false;
+}
+
+std::optional<int64_t> TypeChecker::const_int(const Expr &e) {
+  if (auto *lit = dyn_cast<IntLit>(&e))
+    return static_cast<int64_t>(lit->value);
+  if (auto *u = dyn_cast<Unary>(&e); u && u->op == UnaryOp::Neg)
+    if (auto v = const_int(*u->operand))
+      return -*v;
+  return std::nullopt;
+}
+
+Type TypeChecker::check_expr(const Expr &expr) {
+  Type t;
+  switch (expr.kind) {
+  case NodeKind::IntLit: {
+    auto &lit = static_cast<const IntLit &>(expr);
+    t = Type::integer(64, lit.value <= static_cast<uint64_t>(INT64_MAX));
+    break;
+  }
+  case NodeKind::StrLit:
+    t = Type::string(static_cast<uint32_t>(static_cast<const StrLit &>(expr).value.size() + 1));
+    break;
+  case NodeKind::Builtin:
+    t = check_builtin_var(static_cast<const Builtin &>(expr));
+    break;
+  case NodeKind::Var: {
+    auto &v = static_cast<const Var &>(expr);
+    for (auto s = scopes_.rbegin(); s != scopes_.rend(); ++s) {
+      if (auto it = s->find(v.name); it != s->end()) {
+        info_.vars[&v] = it->second;
+        t = it->second->type;
+        break;
+      }
+    }
+    if (!info_.vars.count(&v))
+      diags_.error(v.range, "variable " + v.name + " is used before it is assigned");
+    break;
+  }
+  case NodeKind::MapRef: {
+    auto &m = static_cast<const MapRef &>(expr);
+    check_map_key(m);
+    auto it = info_.maps.find(m.name);
+    if (it == info_.maps.end()) {
+      unknown_map_reads_.push_back(&m);
+    } else if (it->second.value.is_aggregation()) {
+      diags_.error(m.range, "the value of " + m.name + " (" + it->second.value.name() +
+                                ") cannot be read in an expression; it is only printed");
+    } else {
+      t = it->second.value;
+    }
+    break;
+  }
+  case NodeKind::Call:
+    t = check_call(static_cast<const Call &>(expr), false);
+    break;
+  case NodeKind::Binary:
+    t = check_binary(static_cast<const Binary &>(expr));
+    break;
+  case NodeKind::Unary: {
+    auto &u = static_cast<const Unary &>(expr);
+    Type o = check_expr(*u.operand);
+    if (!expect_int(*u.operand, o, std::string("the operand of '") +
+                                       (u.op == UnaryOp::Neg ? "-" : u.op == UnaryOp::Not ? "!" : "~") +
+                                       "'"))
+      break;
+    t = u.op == UnaryOp::Not ? Type::boolean()
+                             : Type::integer(64, u.op == UnaryOp::Neg || o.is_signed);
+    break;
+  }
+  case NodeKind::Ternary: {
+    auto &te = static_cast<const Ternary &>(expr);
+    expect_int(*te.cond, check_expr(*te.cond), "a condition");
+    Type a = check_expr(*te.then_expr), b = check_expr(*te.else_expr);
+    if (a.is_none() || b.is_none())
+      break;
+    if (!a.compatible(b) || a.is_aggregation()) {
+      diags_.error(te.range, "the branches of '?:' have different types: " + a.name() + " and " +
+                                 b.name());
+      break;
+    }
+    t = Type::unify(a, b);
+    break;
+  }
+  case NodeKind::Tuple: {
+    auto &tu = static_cast<const Tuple &>(expr);
+    std::vector<Type> elems;
+    bool ok = true;
+    for (const Expr *e : tu.elems) {
+      Type et = check_expr(*e);
+      if (et.is_none() || et.kind == TypeKind::Void || et.is_aggregation()) {
+        if (!et.is_none())
+          diags_.error(e->range, "a tuple element cannot be " + et.name());
+        ok = false;
+      }
+      elems.push_back(storage_type(et));
+    }
+    if (ok)
+      t = Type::tuple(std::move(elems));
+    break;
+  }
+  case NodeKind::FieldAccess:
+    t = check_field_access(static_cast<const FieldAccess &>(expr));
+    break;
+  default:
+    assert(false && "not an expression");
+  }
+  info_.types[&expr] = t;
+  return t;
+}
+
+Type TypeChecker::check_field_access(const FieldAccess &fa) {
+  Type base = check_expr(*fa.base);
+  if (base.is_none())
+    return base;
+  if (base.is_tuple() && !fa.arrow && !fa.field.empty() && isdigit(static_cast<unsigned char>(fa.field[0]))) {
+    size_t index = std::stoul(fa.field);
+    if (index < base.elems.size())
+      return base.elems[index];
+    diags_.error(fa.range, "tuple index " + fa.field + " is out of range for " + base.name());
+    return Type::none();
+  }
+  diags_.error(fa.range, "cannot access field '" + fa.field + "' of a value of type " + base.name());
+  return Type::none();
+}
+
+Type TypeChecker::check_binary(const Binary &bin) {
+  Type a = check_expr(*bin.lhs), b = check_expr(*bin.rhs);
+  // A map read before any assignment typed it (`@n = @n + 1`, `@n++`) takes the other side's
+  // integer type, as in bpftrace.
+  auto untyped_map = [&](const Expr *e, const Type &t) { return t.is_none() && isa<MapRef>(e); };
+  if (untyped_map(bin.lhs, a) && b.is_int())
+    a = Type::integer(64, true);
+  if (untyped_map(bin.rhs, b) && a.is_int())
+    b = Type::integer(64, true);
+  if (a.is_none() || b.is_none())
+    return Type::none();
+  std::string op = binary_op_spelling(bin.op);
+  if (a.is_string() && b.is_string() && (bin.op == BinaryOp::Eq || bin.op == BinaryOp::Ne))
+    return Type::boolean();
+  if (!a.is_int() || !b.is_int()) {
+    diags_.error(bin.range, "type mismatch for '" + op + "': " + a.name() + " " + op + " " +
+                                b.name() +
+                                (a.is_string() && b.is_string()
+                                     ? " (strings support only == and !=)"
+                                     : ""));
+    return Type::none();
+  }
+  if (is_comparison(bin.op) || bin.op == BinaryOp::LogicalAnd || bin.op == BinaryOp::LogicalOr)
+    return Type::boolean();
+  return Type::integer(64, a.is_signed || b.is_signed);
+}
+
+Type TypeChecker::check_call(const Call &call, bool as_map_value) {
+  const BuiltinInfo *b = find_builtin_call(call.name);
+  if (!b) {
+    diags_.error(call.range, "unknown function '" + call.name + "'");
+    for (const Expr *a : call.args)
+      check_expr(*a);
+    return Type::none();
+  }
+  info_.builtins[&call] = b->id;
+  int n = static_cast<int>(call.args.size());
+  if (n < b->min_args || n > b->max_args) {
+    std::string expected = b->min_args == b->max_args
+                               ? std::to_string(b->min_args)
+                               : b->max_args >= 64 ? "at least " + std::to_string(b->min_args)
+                                                   : std::to_string(b->min_args) + " to " +
+                                                         std::to_string(b->max_args);
+    diags_.error(call.range, call.name + "() takes " + expected + " argument" +
+                                 (expected == "1" ? "" : "s") + ", got " + std::to_string(n));
+    return Type::none();
+  }
+  if (b->kind == BuiltinInfo::Kind::Agg && !as_map_value) {
+    diags_.error(call.range, call.name + "() is an aggregation: it can only be assigned to a map, "
+                                         "as in @x = " + call.name + "(...)");
+    return Type::none();
+  }
+  switch (b->id) {
+#define RBT_FUNC(id, name, min_args, max_args)                                                     \
+  case BuiltinId::id:                                                                              \
+    return check_##id(call);
+#define RBT_AGG(id, name, min_args, max_args)                                                      \
+  case BuiltinId::id:                                                                              \
+    return check_##id(call);
+#include "builtins.def"
+  default:
+    assert(false && "builtin var in call position");
+    return Type::none();
+  }
+}
+
+Type TypeChecker::check_builtin_var(const Builtin &node) {
+  const BuiltinInfo *b = find_builtin_var(node.name);
+  if (!b) {
+    if (find_builtin_call(node.name))
+      diags_.error(node.range, "'" + node.name + "' is a function: call it as " + node.name + "()");
+    else
+      diags_.error(node.range, "unknown identifier '" + node.name + "'");
+    return Type::none();
+  }
+  info_.builtins[&node] = b->id;
+  switch (b->id) {
+#define RBT_VAR(id, name)                                                                          \
+  case BuiltinId::id:                                                                              \
+    return check_##id(node);
+#include "builtins.def"
+  default:
+    assert(false && "builtin call in identifier position");
+    return Type::none();
+  }
+}
+
+bool analyse(const Program &program, DiagnosticEngine &diags, SemaInfo &info) {
+  // Iterate until map and variable types settle (a map may be read before the probe that
+  // assigns it); only the last pass's diagnostics are reported.
+  for (int pass = 0;; pass++) {
+    DiagnosticEngine scratch(diags.source());
+    TypeChecker checker(scratch, info);
+    checker.check_program(program);
+    if (!checker.changed() || pass == 4) {
+      for (auto &d : scratch.diagnostics()) {
+        if (d.severity == Severity::Error)
+          diags.error(d.range, d.message, d.note);
+        else
+          diags.warning(d.range, d.message, d.note);
+      }
+      return !diags.has_errors();
+    }
+  }
+}
+
+}  // namespace rbt::sema

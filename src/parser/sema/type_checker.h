@@ -1,0 +1,59 @@
+#pragma once
+// The type checker's internals, shared by type_check.cpp (statements and operators) and
+// check_builtins.cpp (one check_<id> per line of builtins.def).
+
+#include <cassert>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "sema.h"
+
+namespace rbt::sema {
+
+class TypeChecker {
+public:
+  TypeChecker(DiagnosticEngine &diags, SemaInfo &info) : diags_(diags), info_(info) {}
+
+  // One pass over the program. Map types learned in earlier passes are kept in `info`, so a
+  // map read in a probe that comes before its assignment is typed on the second pass.
+  void check_program(const ast::Program &program);
+  bool changed() const { return changed_; }
+
+  // Builtin checks, declared from builtins.def.
+#define RBT_VAR(id, name) Type check_##id(const ast::Builtin &node);
+#define RBT_FUNC(id, name, min_args, max_args) Type check_##id(const ast::Call &call);
+#define RBT_AGG(id, name, min_args, max_args) Type check_##id(const ast::Call &call);
+#include "builtins.def"
+
+private:
+  void check_probe(const ast::Probe &probe);
+  void check_block(const ast::Block &block);
+  void check_stmt(const ast::Stmt &stmt);
+  void check_assign_map(const ast::AssignMap &assign);
+  void check_assign_var(const ast::AssignVar &assign);
+  Type check_expr(const ast::Expr &expr);
+  Type check_binary(const ast::Binary &bin);
+  Type check_call(const ast::Call &call, bool as_map_value);
+  Type check_map_key(const ast::MapRef &map);
+  Type check_builtin_var(const ast::Builtin &node);
+  Type check_field_access(const ast::FieldAccess &fa);
+  void record_map(const ast::MapRef &map, const Type &key, const Type &value,
+                  const SourceRange &value_range);
+
+  bool expect_int(const ast::Expr &e, const Type &t, const std::string &what);
+  std::optional<int64_t> const_int(const ast::Expr &e);
+
+  DiagnosticEngine &diags_;
+  SemaInfo &info_;
+  const ast::Probe *probe_ = nullptr;
+  std::vector<std::unordered_map<std::string, VarInfo *>> scopes_;
+  int loop_depth_ = 0;
+  std::vector<const ast::MapRef *> unknown_map_reads_;
+  bool changed_ = false;
+
+  friend struct BuiltinChecks;
+};
+
+}  // namespace rbt::sema

@@ -1,0 +1,132 @@
+#include "maps.h"
+
+#include <bpf/bpf.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+
+namespace rbt::runtime {
+
+uint64_t MapEntry::u64(size_t index) const {
+  uint64_t v = 0;
+  if ((index + 1) * 8 <= value.size())
+    memcpy(&v, value.data() + index * 8, 8);
+  return v;
+}
+
+size_t bucket_count(const Type &value) {
+  if (value.kind == TypeKind::Hist)
+    return kHistBuckets;
+  int64_t n = (value.lhist_max - value.lhist_min + value.lhist_step - 1) / value.lhist_step;
+  return static_cast<size_t>(n) + 2;
+}
+
+namespace {
+
+uint64_t load_u64(const uint8_t *p) {
+  uint64_t v;
+  memcpy(&v, p, 8);
+  return v;
+}
+
+void store_u64(std::vector<uint8_t> &out, size_t index, uint64_t v) {
+  if (out.size() < (index + 1) * 8)
+    out.resize((index + 1) * 8);
+  memcpy(out.data() + index * 8, &v, 8);
+}
+
+// Folds the per-CPU copies of one aggregation value into one.
+std::vector<uint8_t> merge_cpus(const Type &t, const uint8_t *values, size_t stride, int ncpus) {
+  std::vector<uint8_t> out;
+  uint64_t a = 0, b = 0;
+  bool have = false;
+  for (int cpu = 0; cpu < ncpus; cpu++) {
+    const uint8_t *v = values + cpu * stride;
+    switch (t.kind) {
+    case TypeKind::Min:
+    case TypeKind::Max: {
+      if (!load_u64(v + 8))
+        break;  // this CPU never saw the key
+      uint64_t x = load_u64(v);
+      bool better;
+      if (t.is_signed)
+        better = t.kind == TypeKind::Min ? static_cast<int64_t>(x) < static_cast<int64_t>(a)
+                                         : static_cast<int64_t>(x) > static_cast<int64_t>(a);
+      else
+        better = t.kind == TypeKind::Min ? x < a : x > a;
+      if (!have || better)
+        a = x;
+      have = true;
+      b = 1;
+      break;
+    }
+    case TypeKind::Avg:
+    case TypeKind::Stats:
+      a += load_u64(v);
+      b += load_u64(v + 8);
+      break;
+    default:  // count, sum, histogram buckets
+      a += load_u64(v);
+      break;
+    }
+  }
+  store_u64(out, 0, a);
+  if (t.size == 16)
+    store_u64(out, 1, b);
+  return out;
+}
+
+}  // namespace
+
+Result<MapSnapshot> snapshot_map(const bpf_map *map, const MapDesc &desc) {
+  MapSnapshot snap;
+  snap.desc = &desc;
+  int fd = bpf_map__fd(map);
+  size_t key_size = desc.bpf_key_size();
+  int ncpus = desc.per_cpu() ? libbpf_num_possible_cpus() : 1;
+  size_t stride = desc.per_cpu() ? (desc.bpf_value_size() + 7) / 8 * 8 : desc.bpf_value_size();
+  std::vector<uint8_t> key(key_size), next(key_size), value(stride * ncpus);
+  std::map<std::vector<uint8_t>, size_t> hist_index;  // user key → entry
+
+  bool first = true;
+  for (;;) {
+    int rc = bpf_map_get_next_key(fd, first ? nullptr : key.data(), next.data());
+    if (rc != 0) {
+      if (errno == ENOENT)
+        break;
+      int err = errno;
+      return make_error("reading map " + desc.name, strerror(err), {}, err);
+    }
+    first = false;
+    key = next;
+    if (bpf_map_lookup_elem(fd, key.data(), value.data()) != 0)
+      continue;  // deleted between the two calls
+    std::vector<uint8_t> user_key;
+    if (!desc.key.is_none())
+      user_key.assign(key.begin(), key.begin() + desc.key.size);
+
+    if (desc.value.is_histogram()) {
+      uint64_t bucket = load_u64(key.data() + desc.bucket_offset());
+      auto [it, inserted] = hist_index.try_emplace(user_key, snap.entries.size());
+      if (inserted)
+        snap.entries.push_back({user_key, std::vector<uint8_t>(bucket_count(desc.value) * 8)});
+      if (bucket < bucket_count(desc.value)) {
+        auto &e = snap.entries[it->second];
+        uint64_t count = load_u64(merge_cpus(desc.value, value.data(), stride, ncpus).data());
+        store_u64(e.value, bucket, e.u64(bucket) + count);
+      }
+      continue;
+    }
+    MapEntry e;
+    e.key = std::move(user_key);
+    if (desc.per_cpu())
+      e.value = merge_cpus(desc.value, value.data(), stride, ncpus);
+    else
+      e.value.assign(value.begin(), value.begin() + desc.bpf_value_size());
+    snap.entries.push_back(std::move(e));
+  }
+  return snap;
+}
+
+}  // namespace rbt::runtime

@@ -1,0 +1,54 @@
+#include "printf.h"
+
+#include <cstdio>
+
+#include "value_format.h"
+
+namespace rbt::output {
+
+namespace {
+template <typename... Args> std::string c_format(const std::string &spec, Args... args) {
+  int n = snprintf(nullptr, 0, spec.c_str(), args...);
+  std::string s(static_cast<size_t>(n), '\0');
+  snprintf(s.data(), s.size() + 1, spec.c_str(), args...);
+  return s;
+}
+}  // namespace
+
+std::string format_printf(const ParsedFormat &format, const Type &args, const uint8_t *payload) {
+  std::string out;
+  size_t arg = 0;
+  for (const FormatPiece &piece : format.pieces) {
+    out += piece.literal;
+    if (!piece.conversion)
+      continue;
+    const Type &t = args.elems[arg];
+    const uint8_t *p = payload + args.offsets[arg];
+    arg++;
+    // The spec keeps flags, width and precision; integers travel as 64 bits, so the length
+    // modifier is always ll.
+    std::string flags = piece.spec.substr(0, piece.spec.size() - 1);
+    switch (piece.conversion) {
+    case 's':
+      out += c_format(flags + "s", (t.is_string() ? load_string(t, p) : format_value(t, p)).c_str());
+      break;
+    case 'c':
+      out += c_format(flags + "c", static_cast<int>(load_int(t, p)));
+      break;
+    case 'p':
+      out += c_format(flags + "#llx", static_cast<unsigned long long>(load_int(t, p)));
+      break;
+    case 'd':
+    case 'i':
+      out += c_format(flags + "lld", static_cast<long long>(load_int(t, p)));
+      break;
+    default:  // u x X o
+      out += c_format(flags + "ll" + piece.conversion,
+                      static_cast<unsigned long long>(load_int(t, p)));
+      break;
+    }
+  }
+  return out;
+}
+
+}  // namespace rbt::output

@@ -1,0 +1,260 @@
+#include "session.h"
+
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdarg>
+#include <cstring>
+
+#include "maps.h"
+#include "output/text.h"
+
+namespace rbt::runtime {
+
+namespace {
+
+// libbpf's messages go to the session's log instead of stderr; -v echoes them.
+std::string *g_log = nullptr;
+bool g_echo = false;
+
+int capture_libbpf(enum libbpf_print_level level, const char *fmt, va_list args) {
+  if (level == LIBBPF_DEBUG && !g_echo)
+    return 0;
+  char buf[4096];
+  int n = vsnprintf(buf, sizeof(buf), fmt, args);
+  if (g_log)
+    g_log->append(buf);
+  if (g_echo)
+    fputs(buf, stderr);
+  return n;
+}
+
+// The lines of the verifier log for `program` (between libbpf's BEGIN/END markers).
+std::string verifier_lines(const std::string &log, std::string &last_line) {
+  size_t begin = log.find("-- BEGIN PROG LOAD LOG --");
+  size_t end = log.find("-- END PROG LOAD LOG --");
+  if (begin == std::string::npos || end == std::string::npos || end < begin)
+    return {};
+  begin = log.find('\n', begin) + 1;
+  std::string text = log.substr(begin, end - begin);
+  // The cause is the last line that is not the "processed N insns" summary.
+  size_t pos = text.size();
+  while (pos > 0) {
+    size_t prev = text.rfind('\n', pos - 2 < text.size() ? pos - 2 : 0);
+    std::string line = text.substr(prev == std::string::npos ? 0 : prev + 1,
+                                   pos - (prev == std::string::npos ? 0 : prev + 1));
+    while (!line.empty() && (line.back() == '\n' || line.back() == ' '))
+      line.pop_back();
+    if (!line.empty() && line.rfind("processed ", 0) != 0 && line.rfind("verification time", 0) != 0 &&
+        line.rfind("stack depth", 0) != 0) {
+      last_line = line;
+      break;
+    }
+    if (prev == std::string::npos)
+      break;
+    pos = prev + 1;
+  }
+  return text;
+}
+
+// Which program failed to load, from libbpf's "prog 'probe_3': ..." message.
+std::string failed_program(const std::string &log) {
+  size_t p = log.find("prog '");
+  if (p == std::string::npos)
+    return {};
+  size_t q = log.find('\'', p + 6);
+  return log.substr(p + 6, q - p - 6);
+}
+
+}  // namespace
+
+Session::Session(const Manifest &manifest, SessionOptions options)
+    : manifest_(manifest), options_(std::move(options)) {
+  g_log = &log_;
+  g_echo = options_.verbose;
+  libbpf_set_print(capture_libbpf);
+}
+
+Session::~Session() {
+  detach();
+  child_.terminate();
+  g_log = nullptr;
+}
+
+void Session::detach() {
+  links_.clear();
+  events_.reset();
+  if (obj_) {
+    bpf_object__close(obj_);
+    obj_ = nullptr;
+  }
+}
+
+Status Session::load(const std::vector<char> &elf) {
+  LIBBPF_OPTS(bpf_object_open_opts, opts);
+  opts.object_name = "rbt";
+  obj_ = bpf_object__open_mem(elf.data(), elf.size(), &opts);
+  if (!obj_) {
+    int err = errno;
+    return make_error("opening the compiled BPF object", strerror(err),
+                      "please report this with the script that caused it", err);
+  }
+  // Keep kernel-side names readable in bpftool: rbt's own programs are "probe_N".
+  if (bpf_object__load(obj_) != 0) {
+    int err = errno;
+    std::string prog = failed_program(log_), cause;
+    std::string vlog = verifier_lines(log_, cause);
+    for (auto &p : manifest_.probes) {
+      if (p.program == prog) {
+        Error e = make_error("the kernel's verifier rejected probe " + p.name, cause,
+                             options_.verbose ? "" : "run with -v to see the verifier's log", err);
+        e.detail = vlog;
+        return e;
+      }
+    }
+    Error e = make_error("loading the BPF object", strerror(err), "run with -v for libbpf's log",
+                         err);
+    e.detail = log_;
+    return e;
+  }
+  const bpf_map *rb = bpf_object__find_map_by_name(obj_, manifest_.ringbuf_name.c_str());
+  events_ = std::make_unique<EventReader>(manifest_, options_.out);
+  if (auto s = events_->open(rb); !s)
+    return s;
+  return Ok{};
+}
+
+bpf_program *Session::program_for(const ProbeDesc &probe) {
+  return bpf_object__find_program_by_name(obj_, probe.program.c_str());
+}
+
+Status Session::start_command() {
+  if (options_.command.empty())
+    return Ok{};
+  if (auto s = child_.spawn(options_.command); !s)
+    return s;
+  options_.pid = child_.pid();
+  return Ok{};
+}
+
+Status Session::run_special(ProbeKind kind) {
+  for (auto &p : manifest_.probes) {
+    if (p.kind != kind)
+      continue;
+    if (auto s = run_special_probe(p, program_for(p)); !s)
+      return s;
+  }
+  events_->drain();
+  fflush(options_.out);
+  return Ok{};
+}
+
+Status Session::run_begin() { return run_special(ProbeKind::Begin); }
+Status Session::run_end() { return run_special(ProbeKind::End); }
+
+Status Session::check_probes() {
+  for (auto &p : manifest_.probes)
+    if (auto s = check_probe(p); !s)
+      return s;
+  return Ok{};
+}
+
+Status Session::attach() {
+  AttachTarget target;
+  target.pid = options_.pid;
+  for (auto &p : manifest_.probes) {
+    if (p.kind == ProbeKind::Begin || p.kind == ProbeKind::End)
+      continue;
+    auto links = attach_probe(p, program_for(p), target);
+    if (!links)
+      return links.error();
+    for (auto &l : *links)
+      links_.push_back(std::move(l));
+  }
+  if (!child_.exited() && child_.pid() > 0)
+    if (auto s = child_.release(); !s)
+      return s;
+  return Ok{};
+}
+
+void Session::announce() {
+  size_t count = manifest_.probes.size();
+  if (!options_.quiet)
+    fprintf(stderr, "Attached %zu probe%s\n", count, count == 1 ? "" : "s");
+  if (options_.attach_marker)
+    fprintf(stderr, "__rbt_attached__\n");
+}
+
+Status Session::run() {
+  // SIGINT/SIGTERM/SIGCHLD arrive through a signalfd (the driver blocked them at start), so
+  // one epoll wait covers events, Ctrl-C and the end of the -c command: no polling timeout.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGCHLD);
+  int sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+  int ep = epoll_create1(EPOLL_CLOEXEC);
+  if (sfd < 0 || ep < 0)
+    return make_error("waiting for events", strerror(errno));
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.fd = sfd;
+  epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &ev);
+  ev.data.fd = events_->epoll_fd();
+  epoll_ctl(ep, EPOLL_CTL_ADD, events_->epoll_fd(), &ev);
+
+  bool stop = events_->exit_requested() || (child_.pid() > 0 && child_.reap());
+  while (!stop) {
+    epoll_event ready[2];
+    int n = epoll_wait(ep, ready, 2, -1);
+    if (n < 0 && errno == EINTR)
+      continue;
+    for (int i = 0; i < n; i++) {
+      if (ready[i].data.fd == sfd) {
+        signalfd_siginfo si;
+        while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+          if (si.ssi_signo == SIGCHLD) {
+            if (child_.pid() > 0 && child_.reap())
+              stop = true;
+          } else {
+            stop = true;
+          }
+        }
+      } else {
+        events_->drain();
+        fflush(options_.out);
+        stop = stop || events_->exit_requested();
+      }
+    }
+  }
+  events_->drain();
+  fflush(options_.out);
+  close(ep);
+  close(sfd);
+  return Ok{};
+}
+
+Status Session::print_maps() {
+  std::vector<MapSnapshot> snapshots;
+  for (auto &desc : manifest_.maps) {
+    const bpf_map *map = bpf_object__find_map_by_name(obj_, desc.bpf_name.c_str());
+    auto snap = snapshot_map(map, desc);
+    if (!snap)
+      return snap.error();
+    if (!snap->entries.empty())
+      snapshots.push_back(std::move(*snap));
+  }
+  if (snapshots.empty())
+    return Ok{};
+  fputs("\n\n", options_.out);
+  for (auto &snap : snapshots)
+    output::print_map_text(options_.out, snap);
+  fflush(options_.out);
+  return Ok{};
+}
+
+}  // namespace rbt::runtime

@@ -1,0 +1,66 @@
+#pragma once
+// A tracing session: one loaded BPF object and everything attached to it. The driver walks it
+// through its lifecycle: load → BEGIN → attach → run → END → print maps; the destructor detaches
+// everything, on every path, so no probe outlives rbt.
+
+#include <bpf/libbpf.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "attach/attach.h"
+#include "child.h"
+#include "events.h"
+#include "manifest.h"
+#include "result.h"
+
+namespace rbt::runtime {
+
+struct SessionOptions {
+  std::FILE *out = stdout;
+  bool quiet = false;          // -q: no banner
+  bool verbose = false;        // -v: libbpf's messages and full verifier logs
+  pid_t pid = -1;              // -p
+  std::string command;         // -c
+  bool attach_marker = false;  // print a marker on stderr once attached (the test runner's cue)
+};
+
+class Session {
+public:
+  Session(const Manifest &manifest, SessionOptions options);
+  ~Session();
+  Session(const Session &) = delete;
+  Session &operator=(const Session &) = delete;
+
+  Status load(const std::vector<char> &elf);  // open, verify and load every program
+  Status check_probes();                      // before BEGIN: what can fail without attaching
+  Status start_command();                     // -c: fork the command, held before exec
+  Status run_begin();
+  Status attach();                            // every probe but BEGIN/END
+  void announce();                            // the banner and the test runner's marker
+  Status run();                               // until exit(), a signal, or the target's end
+  Status run_end();
+  Status print_maps();
+  void detach_probes() { links_.clear(); }  // probes stop; maps stay readable
+  void detach();
+
+  bool exit_requested() const { return events_ && events_->exit_requested(); }
+  int exit_code() const { return events_ ? events_->exit_code() : 0; }
+  const std::string &verifier_log() const { return log_; }
+
+private:
+  bpf_program *program_for(const ProbeDesc &probe);
+  Status run_special(ProbeKind kind);
+
+  Manifest manifest_;
+  SessionOptions options_;
+  bpf_object *obj_ = nullptr;
+  std::vector<Link> links_;
+  std::unique_ptr<EventReader> events_;
+  ChildProcess child_;
+  std::string log_;
+};
+
+}  // namespace rbt::runtime

@@ -1,0 +1,180 @@
+#include "types.h"
+
+#include <algorithm>
+
+namespace rbt {
+
+Type Type::void_type() {
+  Type t;
+  t.kind = TypeKind::Void;
+  return t;
+}
+
+Type Type::integer(unsigned bits, bool is_signed) {
+  Type t;
+  t.kind = TypeKind::Int;
+  t.size = bits / 8;
+  t.is_signed = is_signed;
+  return t;
+}
+
+Type Type::boolean() {
+  Type t;
+  t.kind = TypeKind::Bool;
+  t.size = 1;
+  return t;
+}
+
+Type Type::string(uint32_t size) {
+  Type t;
+  t.kind = TypeKind::String;
+  t.size = size;
+  return t;
+}
+
+uint32_t Type::align() const {
+  switch (kind) {
+  case TypeKind::Int:
+  case TypeKind::Bool:
+    return size;
+  case TypeKind::String:
+    return 1;
+  case TypeKind::Tuple: {
+    uint32_t a = 1;
+    for (auto &e : elems)
+      a = std::max(a, e.align());
+    return a;
+  }
+  default:
+    return 8;
+  }
+}
+
+Type Type::tuple(std::vector<Type> elems) {
+  Type t;
+  t.kind = TypeKind::Tuple;
+  uint32_t off = 0;
+  for (auto &e : elems) {
+    uint32_t a = e.align();
+    off = (off + a - 1) / a * a;
+    t.offsets.push_back(off);
+    off += e.size;
+  }
+  t.elems = std::move(elems);
+  uint32_t a = t.align();
+  t.size = (off + a - 1) / a * a;
+  return t;
+}
+
+Type Type::aggregation(TypeKind kind, bool is_signed) {
+  Type t;
+  t.kind = kind;
+  t.is_signed = is_signed;
+  switch (kind) {
+  case TypeKind::Count:
+  case TypeKind::Sum:
+  case TypeKind::Hist:
+  case TypeKind::LHist:
+    t.size = 8;  // one u64/i64 per CPU (histograms: per bucket, the bucket is in the key)
+    break;
+  case TypeKind::Min:
+  case TypeKind::Max:  // {value, has_value}: other CPUs' slots start zeroed and must not count
+  case TypeKind::Avg:
+  case TypeKind::Stats:  // {total, count}
+    t.size = 16;
+    break;
+  default:
+    break;
+  }
+  return t;
+}
+
+Type Type::lhist(int64_t min, int64_t max, int64_t step) {
+  Type t = aggregation(TypeKind::LHist);
+  t.lhist_min = min;
+  t.lhist_max = max;
+  t.lhist_step = step;
+  return t;
+}
+
+bool Type::compatible(const Type &o) const {
+  if (is_int() && o.is_int())
+    return true;
+  if (kind != o.kind)
+    return false;
+  if (kind == TypeKind::Tuple) {
+    if (elems.size() != o.elems.size())
+      return false;
+    for (size_t i = 0; i < elems.size(); i++)
+      if (!elems[i].compatible(o.elems[i]))
+        return false;
+    return true;
+  }
+  if (kind == TypeKind::LHist)
+    return lhist_min == o.lhist_min && lhist_max == o.lhist_max && lhist_step == o.lhist_step;
+  return true;
+}
+
+Type Type::unify(const Type &a, const Type &b) {
+  if (a.is_int() && b.is_int()) {
+    if (a.kind == TypeKind::Bool && b.kind == TypeKind::Bool)
+      return a;
+    return integer(8 * std::max({a.size, b.size, 1u}), a.is_signed || b.is_signed);
+  }
+  if (a.kind == TypeKind::String)
+    return string(std::max(a.size, b.size));
+  if (a.kind == TypeKind::Tuple) {
+    std::vector<Type> elems;
+    for (size_t i = 0; i < a.elems.size(); i++)
+      elems.push_back(unify(a.elems[i], b.elems[i]));
+    return tuple(std::move(elems));
+  }
+  Type t = a;
+  t.is_signed = a.is_signed || b.is_signed;
+  return t;
+}
+
+std::string Type::name() const {
+  switch (kind) {
+  case TypeKind::None:
+    return "none";
+  case TypeKind::Void:
+    return "void";
+  case TypeKind::Int:
+    return std::string(is_signed ? "int" : "uint") + std::to_string(size * 8);
+  case TypeKind::Bool:
+    return "bool";
+  case TypeKind::String:
+    return "string[" + std::to_string(size) + "]";
+  case TypeKind::Tuple: {
+    std::string s = "(";
+    for (size_t i = 0; i < elems.size(); i++)
+      s += (i ? ", " : "") + elems[i].name();
+    return s + ")";
+  }
+  case TypeKind::Count:
+    return "count_t";
+  case TypeKind::Sum:
+    return "sum_t";
+  case TypeKind::Min:
+    return "min_t";
+  case TypeKind::Max:
+    return "max_t";
+  case TypeKind::Avg:
+    return "avg_t";
+  case TypeKind::Stats:
+    return "stats_t";
+  case TypeKind::Hist:
+    return "hist_t";
+  case TypeKind::LHist:
+    return "lhist_t";
+  }
+  return "?";
+}
+
+bool Type::operator==(const Type &o) const {
+  return kind == o.kind && size == o.size && is_signed == o.is_signed && elems == o.elems &&
+         lhist_min == o.lhist_min && lhist_max == o.lhist_max && lhist_step == o.lhist_step;
+}
+
+}  // namespace rbt

@@ -1,0 +1,70 @@
+#pragma once
+// Value types shared by the type checker, code generator and runtime. A Type says both what a
+// value means (an integer, a string, a count aggregation) and how its bytes are laid out in BPF
+// memory, so the runtime can decode map keys, map values and event payloads without the AST.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rbt {
+
+enum class TypeKind : uint8_t {
+  None,   // not yet known (or an error already reported)
+  Void,   // statements and calls without a value
+  Int,
+  Bool,
+  String,
+  Tuple,
+  // Aggregations: only ever the value of a map.
+  Count,
+  Sum,
+  Min,
+  Max,
+  Avg,
+  Stats,
+  Hist,
+  LHist,
+};
+
+struct Type {
+  TypeKind kind = TypeKind::None;
+  uint32_t size = 0;  // bytes of one value as stored in BPF memory (per CPU for aggregations)
+  bool is_signed = false;
+  std::vector<Type> elems;         // Tuple: element types
+  std::vector<uint32_t> offsets;   // Tuple: byte offset of each element
+  int64_t lhist_min = 0, lhist_max = 0, lhist_step = 0;  // LHist parameters
+
+  static Type none() { return {}; }
+  static Type void_type();
+  static Type integer(unsigned bits, bool is_signed);
+  static Type boolean();
+  static Type string(uint32_t size);
+  static Type tuple(std::vector<Type> elems);
+  // An aggregation whose argument has signedness `is_signed` (sum/min/max/avg keep it).
+  static Type aggregation(TypeKind kind, bool is_signed = false);
+  static Type lhist(int64_t min, int64_t max, int64_t step);
+
+  bool is_none() const { return kind == TypeKind::None; }
+  bool is_int() const { return kind == TypeKind::Int || kind == TypeKind::Bool; }
+  bool is_string() const { return kind == TypeKind::String; }
+  bool is_tuple() const { return kind == TypeKind::Tuple; }
+  bool is_aggregation() const { return kind >= TypeKind::Count; }
+  bool is_histogram() const { return kind == TypeKind::Hist || kind == TypeKind::LHist; }
+  uint32_t align() const;
+
+  // Whether a map holding `*this` may also be assigned `other` (same shape; ints of any width,
+  // strings of any length and tuples of compatible elements unify).
+  bool compatible(const Type &other) const;
+  // The wider of two compatible types (the one a map keeps).
+  static Type unify(const Type &a, const Type &b);
+
+  std::string name() const;  // "uint64", "string[16]", "(int64, string[16])", "count"
+  bool operator==(const Type &o) const;
+};
+
+// The number of log2 histogram buckets: (..., 0), [0], [1], then one per power of two up to
+// [2^63, 2^64).
+constexpr int kHistBuckets = 66;
+
+}  // namespace rbt

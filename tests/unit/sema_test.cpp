@@ -1,0 +1,87 @@
+#include <gtest/gtest.h>
+
+#include "test_helpers.h"
+
+using rbt::test::Checked;
+
+namespace {
+std::string first_error(const Checked &c) {
+  if (c.diags.diagnostics().empty())
+    return "";
+  return c.diags.diagnostics()[0].message;
+}
+}  // namespace
+
+TEST(Sema, map_types_come_from_assignments) {
+  Checked c("BEGIN { @c[comm] = count(); @s = \"x\"; @t[1, \"a\"] = (1, comm); }");
+  ASSERT_TRUE(c.ok) << c.errors();
+  EXPECT_EQ(c.info.maps.at("@c").key.name(), "string[16]");
+  EXPECT_EQ(c.info.maps.at("@c").value.name(), "count_t");
+  EXPECT_EQ(c.info.maps.at("@s").value.name(), "string[2]");
+  EXPECT_EQ(c.info.maps.at("@t").key.name(), "(int64, string[2])");
+  EXPECT_EQ(c.info.maps.at("@t").value.name(), "(int64, string[16])");
+}
+
+TEST(Sema, map_read_before_the_probe_that_assigns_it) {
+  Checked c("interval:s:1 { @y = @x + 1; } BEGIN { @x = 5; }");
+  EXPECT_TRUE(c.ok) << c.errors();
+}
+
+TEST(Sema, string_map_grows_to_the_longest_value) {
+  Checked c("BEGIN { @s = \"ab\"; @s = \"abcdef\"; }");
+  ASSERT_TRUE(c.ok) << c.errors();
+  EXPECT_EQ(c.info.maps.at("@s").value.name(), "string[7]");
+}
+
+TEST(Sema, type_errors_have_their_own_messages) {
+  EXPECT_EQ(first_error(Checked("BEGIN { @x = 1; @x = \"s\"; }")),
+            "type mismatch for @x: assigning string[2] to a map that holds int64");
+  EXPECT_EQ(first_error(Checked("BEGIN { $x = comm + 1; }")),
+            "type mismatch for '+': string[16] + int64");
+  EXPECT_EQ(first_error(Checked("BEGIN { @x = count(); @x = sum(1); }")),
+            "type mismatch for @x: assigning sum_t to a map that holds count_t");
+  EXPECT_EQ(first_error(Checked("BEGIN { @x[1] = 1; @x = 2; }")),
+            "@x is used with no key here but a key of type int64 elsewhere");
+}
+
+TEST(Sema, aggregation_outside_a_map_assignment) {
+  EXPECT_EQ(first_error(Checked("BEGIN { $x = hist(1); }")),
+            "hist() is an aggregation: it can only be assigned to a map, as in @x = hist(...)");
+  EXPECT_EQ(first_error(Checked("BEGIN { @c = count(); $x = @c + 1; }")),
+            "the value of @c (count_t) cannot be read in an expression; it is only printed");
+}
+
+TEST(Sema, wrong_context_builtins) {
+  EXPECT_EQ(first_error(Checked("BEGIN { @ = retval; }")),
+            "retval is only available in uretprobe and kretprobe probes, not in BEGIN");
+  EXPECT_EQ(first_error(Checked("tracepoint:a:b { @ = arg0; }")),
+            "arg0 is not available in tracepoint probes (only in kprobe, uprobe, usdt and "
+            "rawtracepoint)");
+  EXPECT_TRUE(Checked("uretprobe:/bin/sh:main { @ = retval; }").ok);
+  EXPECT_TRUE(Checked("rawtracepoint:sys_enter { @ = arg1; }").ok);
+}
+
+TEST(Sema, printf_arguments_match_the_format) {
+  EXPECT_EQ(first_error(Checked("BEGIN { printf(\"%d %d\\n\", 1); }")),
+            "printf: the format has 2 conversions but 1 argument was given");
+  EXPECT_EQ(first_error(Checked("BEGIN { printf(\"%d\\n\", comm); }")),
+            "printf: %d expects an integer, not string[16]");
+  EXPECT_EQ(first_error(Checked("BEGIN { printf(\"%q\\n\", 1); }")),
+            "invalid printf format: unknown conversion '%q'");
+  EXPECT_TRUE(Checked("BEGIN { printf(\"%s %5d %-3x %%\\n\", comm, pid, 1); }").ok);
+}
+
+TEST(Sema, variables_are_block_scoped) {
+  EXPECT_EQ(first_error(Checked("BEGIN { if (1) { $x = 1; } @ = $x; }")),
+            "variable $x is used before it is assigned");
+  EXPECT_TRUE(Checked("BEGIN { $x = 1; if (1) { $x = 2; } @ = $x; }").ok);
+}
+
+TEST(Sema, unknown_identifiers_and_arity) {
+  EXPECT_EQ(first_error(Checked("BEGIN { @ = foo; }")), "unknown identifier 'foo'");
+  EXPECT_EQ(first_error(Checked("BEGIN { @ = lhist(1, 0, 10); }")),
+            "lhist() takes 4 arguments, got 3");
+  EXPECT_EQ(first_error(Checked("BEGIN { @ = lhist(1, 0, $x, 1); }")),
+            "variable $x is used before it is assigned");
+  EXPECT_EQ(first_error(Checked("BEGIN { break; }")), "'break' outside of a loop");
+}
