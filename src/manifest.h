@@ -59,19 +59,34 @@ struct MapDesc {
 
 // Events in the ring buffer start with a u64 id; the payload follows at offset 8.
 enum class EventId : uint64_t {
-  Exit = 1,          // payload: int64 exit code
-  FirstPrintf = 1000 // FirstPrintf + i: printf format i; payload laid out as formats[i].args
+  Exit = 1,            // payload: int64 exit code
+  FirstAction = 1000,  // FirstAction + i: actions[i]; payload laid out as actions[i].args
 };
 
-struct FormatDesc {
-  std::string format;  // the printf format string, escapes already decoded
-  Type args;           // a tuple describing the payload (empty tuple when no arguments)
+// What user space does when a program asks for it. Every call site that needs user space
+// (printf, print, clear, ...) gets its own ActionDesc, so events carry only an id and values.
+enum class ActionKind : uint8_t {
+  Printf,      // text: the format (escapes decoded); args: the values
+  Print,       // print(@m[, top[, div]]): map; args: (uint64 top, uint64 div), 0 = all / 1
+  Clear,       // clear(@m): map; delete every key
+  Zero,        // zero(@m): map; set every value to zero, keep the keys
+  PrintValue,  // print(value): args: a 1-tuple with the value
+  Time,        // time([fmt]): text: strftime format, "%H:%M:%S\n" by default
+  Cat,         // cat(path): args: a 1-tuple string with the path; prints the file
+  System,      // system(fmt, ...): text: printf format of the command; args: its values
+};
+
+struct ActionDesc {
+  ActionKind kind = ActionKind::Printf;
+  std::string text;  // printf/time/system format
+  Type args;         // tuple describing the payload after the id (empty tuple if none)
+  int map = -1;      // index into Manifest::maps for Print/Clear/Zero
 };
 
 struct Manifest {
   std::vector<ProbeDesc> probes;
   std::vector<MapDesc> maps;
-  std::vector<FormatDesc> formats;
+  std::vector<ActionDesc> actions;
   std::string ringbuf_name = "events";
 };
 

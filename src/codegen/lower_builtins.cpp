@@ -117,7 +117,11 @@ llvm::Value *Lowering::lower_printf(const Call &call) {
   for (const Expr *a : args)
     types.push_back(sema::storage_type(type_of(a)));
   Type layout = Type::tuple(types);
-  uint64_t id = resources_.add_format(static_cast<const StrLit *>(call.args[0])->value, layout);
+  ActionDesc action;
+  action.kind = ActionKind::Printf;
+  action.text = static_cast<const StrLit *>(call.args[0])->value;
+  action.args = layout;
+  uint64_t id = resources_.add_action(std::move(action));
   emit_event(id, args, layout);
   return nullptr;
 }

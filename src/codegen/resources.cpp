@@ -27,9 +27,9 @@ const MapDesc &Resources::map_desc(const std::string &name) const {
   return manifest_.maps.at(map_index_.at(name));
 }
 
-uint64_t Resources::add_format(const std::string &format, const Type &args) {
-  manifest_.formats.push_back({format, args});
-  return static_cast<uint64_t>(EventId::FirstPrintf) + manifest_.formats.size() - 1;
+uint64_t Resources::add_action(ActionDesc action) {
+  manifest_.actions.push_back(std::move(action));
+  return static_cast<uint64_t>(EventId::FirstAction) + manifest_.actions.size() - 1;
 }
 
 }  // namespace rbt::codegen

@@ -24,8 +24,9 @@ public:
   const MapDesc &map_desc(const std::string &name) const;
   llvm::GlobalVariable *ringbuf() { return ringbuf_; }
 
-  // Registers a printf format whose payload is laid out as `args`; returns its event id.
-  uint64_t add_format(const std::string &format, const Type &args);
+  // Registers an action (printf, print, clear, ...); returns the event id that triggers it.
+  uint64_t add_action(ActionDesc action);
+  int map_index(const std::string &name) const { return static_cast<int>(map_index_.at(name)); }
   // Records one program serving one probe.
   void add_probe(ProbeDesc probe) { manifest_.probes.push_back(std::move(probe)); }
 

@@ -9,8 +9,8 @@ namespace rbt::runtime {
 
 EventReader::EventReader(const Manifest &manifest, std::FILE *out)
     : manifest_(manifest), out_(out) {
-  for (auto &f : manifest.formats)
-    formats_.push_back(parse_format(f.format));
+  for (auto &a : manifest.actions)
+    formats_.push_back(a.kind == ActionKind::Printf ? parse_format(a.text) : ParsedFormat{});
 }
 
 EventReader::~EventReader() { ring_buffer__free(rb_); }
@@ -48,11 +48,19 @@ void EventReader::handle(const uint8_t *data, size_t size) {
     exit_requested_ = true;
     return;
   }
-  uint64_t index = id - static_cast<uint64_t>(EventId::FirstPrintf);
-  if (id < static_cast<uint64_t>(EventId::FirstPrintf) || index >= formats_.size())
+  uint64_t index = id - static_cast<uint64_t>(EventId::FirstAction);
+  if (id < static_cast<uint64_t>(EventId::FirstAction) || index >= formats_.size())
     return;
-  std::string text = output::format_printf(formats_[index], manifest_.formats[index].args, data + 8);
-  fwrite(text.data(), 1, text.size(), out_);
+  const ActionDesc &action = manifest_.actions[index];
+  switch (action.kind) {
+  case ActionKind::Printf: {
+    std::string text = output::format_printf(formats_[index], action.args, data + 8);
+    fwrite(text.data(), 1, text.size(), out_);
+    break;
+  }
+  default:
+    break;
+  }
 }
 
 }  // namespace rbt::runtime

@@ -34,7 +34,7 @@ private:
 
   const Manifest &manifest_;
   std::FILE *out_;
-  std::vector<ParsedFormat> formats_;
+  std::vector<ParsedFormat> formats_;  // parsed printf formats, by action index
   ring_buffer *rb_ = nullptr;
   bool exit_requested_ = false;
   int exit_code_ = 0;
