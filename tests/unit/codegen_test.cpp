@@ -74,7 +74,7 @@ TEST(Codegen, every_language_feature_of_the_first_slice_compiles) {
   ASSERT_EQ(c.error, "");
   int maps = 0;
   EXPECT_EQ(programs_in(c.object.elf, maps), 2);
-  EXPECT_EQ(c.object.manifest.formats.size(), 1u);
+  EXPECT_EQ(c.object.manifest.actions.size(), 1u);
 }
 
 TEST(Codegen, output_is_deterministic) {
