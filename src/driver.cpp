@@ -58,7 +58,10 @@ int run_driver(const Options &options) {
   if (options.wants_dump("ast"))
     ast::print_ast(std::cout, *program);
   sema::SemaInfo sema;
-  if (!sema::analyse(*program, diags, sema)) {
+  sema::Environment env;
+  env.unsafe = options.unsafe;
+  env.positional = options.args;
+  if (!sema::analyse(*program, diags, sema, env)) {
     diags.render(std::cerr);
     return 1;
   }

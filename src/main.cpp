@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "driver.h"
+#include "listing.h"
 #include "options.h"
 
 namespace {
@@ -27,6 +28,7 @@ options:
   -f text|json     output format (default text)
   -q               quiet: no "Attached N probes" banner
   -v               verbose: libbpf messages and the verifier log on errors
+  -l [PATTERN]     list probes matching PATTERN (with -v: tracepoint fields, USDT arguments)
   -d WHAT          dump a stage: ast, types, ir, ir-opt, asm, verifier (repeatable)
   --dry-run        compile, load and verify, then exit without attaching
   --emit-elf FILE  write the compiled BPF object to FILE
@@ -112,8 +114,23 @@ int main(int argc, char **argv) {
       return usage_error(std::string("option '") + argv[optind - 1] + "' is not known");
     }
   }
-  if (opts.list)
-    return usage_error("-l is not supported yet");
+  if (opts.list) {
+    // rbt -l [pattern]: the pattern is the first positional argument; -e plays no part.
+    if (optind < argc)
+      opts.list_pattern = argv[optind++];
+    if (optind < argc)
+      return usage_error(std::string("-l takes one pattern; '") + argv[optind] + "' is extra");
+    auto s = rbt::runtime::list_probes(opts.list_pattern, opts.pid, opts.verbose, stdout);
+    if (!s) {
+      const rbt::Error &e = s.error();
+      fprintf(stderr, "rbt: error: %s%s%s\n", e.what.c_str(), e.what.empty() ? "" : ": ",
+              e.why.c_str());
+      if (!e.hint.empty())
+        fprintf(stderr, "hint: %s\n", e.hint.c_str());
+      return 1;
+    }
+    return 0;
+  }
   if (opts.format == rbt::OutputFormat::Json)
     return usage_error("-f json is not supported yet");
 

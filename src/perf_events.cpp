@@ -35,4 +35,6 @@ const PerfEventInfo *find_perf_event(std::string_view name, bool hardware) {
   return nullptr;
 }
 
+std::span<const PerfEventInfo> perf_events() { return kEvents; }
+
 }  // namespace rbt

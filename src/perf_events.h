@@ -3,6 +3,7 @@
 // checker validates names against this table; the runtime turns them into perf_event_attr.
 
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 namespace rbt {
@@ -17,5 +18,8 @@ struct PerfEventInfo {
 
 // The entry for `name` (or its alias) of the given family, or null.
 const PerfEventInfo *find_perf_event(std::string_view name, bool hardware);
+
+// Every known event, software first, for `rbt -l`.
+std::span<const PerfEventInfo> perf_events();
 
 }  // namespace rbt

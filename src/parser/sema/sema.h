@@ -2,6 +2,7 @@
 // Semantic analysis: resolves attach points, checks types and contexts, and records what it
 // learned in side tables (SemaInfo) that codegen reads. The AST itself is never annotated.
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -12,6 +13,8 @@
 #include "builtins.h"
 #include "diagnostics.h"
 #include "manifest.h"
+#include "record_layout.h"
+#include "result.h"
 #include "types.h"
 
 namespace rbt::sema {
@@ -35,14 +38,30 @@ struct SemaInfo {
   std::unordered_map<const ast::Node *, BuiltinId> builtins;    // Builtin and Call nodes
   std::unordered_map<const ast::Node *, VarInfo *> vars;        // Var and AssignVar nodes
   std::vector<std::unique_ptr<VarInfo>> var_storage;
+  std::vector<Diagnostic> attach_errors;  // attach points that did not parse or expand
 
   const Type &type_of(const ast::Node *n) const;
+};
+
+// What the checker may know about the machine and the command line. The driver fills it from
+// the runtime (probe expansion, tracepoint formats, kernel BTF), so this library needs neither
+// libbpf nor tracefs, and tests can describe a machine of their own.
+struct Environment {
+  bool unsafe = false;                  // --unsafe: allow system() and friends
+  std::vector<std::string> positional;  // $1..$N
+  // Resolves library names and expands wildcards; unset: attach points stay as written.
+  std::function<Result<std::vector<ProbeDesc>>(const ProbeDesc &)> expand_probe;
+  // The `args` record of a tracepoint, or null when unknown.
+  std::function<const RecordLayout *(const ProbeDesc &)> tracepoint_format;
+  // A kernel struct by name (from BTF), or null when unknown.
+  std::function<const RecordLayout *(const std::string &)> kernel_struct;
 };
 
 // Integers are stored as 64 bits in maps and events; tuples are normalized element-wise.
 Type storage_type(const Type &t);
 
 // Checks `program`, reporting problems to `diags`. Returns false when any error was reported.
-bool analyse(const ast::Program &program, DiagnosticEngine &diags, SemaInfo &info);
+bool analyse(const ast::Program &program, DiagnosticEngine &diags, SemaInfo &info,
+             const Environment &env = {});
 
 }  // namespace rbt::sema

@@ -30,23 +30,44 @@ void TypeChecker::check_program(const Program &program) {
   changed_ = false;
   for (const Probe *probe : program.probes)
     check_probe(*probe);
+  for (auto &e : attach_errors_)
+    diags_.error(e.range, e.message, e.note);
   // Reads of maps that no probe assigns, reported once every assignment has been seen.
   for (const MapRef *m : unknown_map_reads_)
     if (!info_.maps.count(m->name))
       diags_.error(m->range, "undefined map " + m->name + " (it is never assigned)");
 }
 
-void TypeChecker::check_probe(const Probe &probe) {
-  probe_ = &probe;
-  auto &descs = info_.probes[&probe];
-  descs.clear();
+// Parses each attach point and lets the environment expand it (library names, wildcards).
+// Done once: later passes keep the result.
+void TypeChecker::resolve_attach_points(const Probe &probe) {
+  auto [it, inserted] = info_.probes.try_emplace(&probe);
+  if (!inserted)
+    return;
   for (const AttachPoint *ap : probe.attach_points) {
     ProbeSpecResult r = parse_probe_spec(ap->text);
-    if (!r.error.empty())
-      diags_.error(ap->range, r.error);
-    else
-      descs.push_back(r.probe);
+    if (!r.error.empty()) {
+      attach_errors_.push_back({Severity::Error, ap->range, r.error, {}});
+      continue;
+    }
+    if (!env_.expand_probe) {
+      it->second.push_back(r.probe);
+      continue;
+    }
+    auto expanded = env_.expand_probe(r.probe);
+    if (!expanded) {
+      Error &e = expanded.error();
+      attach_errors_.push_back({Severity::Error, ap->range, e.why.empty() ? e.what : e.why, e.hint});
+      continue;
+    }
+    for (auto &p : *expanded)
+      it->second.push_back(std::move(p));
   }
+}
+
+void TypeChecker::check_probe(const Probe &probe) {
+  probe_ = &probe;
+  resolve_attach_points(probe);
   scopes_.assign(1, {});
   if (probe.predicate) {
     Type t = check_expr(*probe.predicate);
@@ -445,12 +466,13 @@ Type TypeChecker::check_builtin_var(const Builtin &node) {
   }
 }
 
-bool analyse(const Program &program, DiagnosticEngine &diags, SemaInfo &info) {
+bool analyse(const Program &program, DiagnosticEngine &diags, SemaInfo &info,
+             const Environment &env) {
   // Iterate until map and variable types settle (a map may be read before the probe that
   // assigns it); only the last pass's diagnostics are reported.
   for (int pass = 0;; pass++) {
     DiagnosticEngine scratch(diags.source());
-    TypeChecker checker(scratch, info);
+    TypeChecker checker(scratch, info, env);
     checker.check_program(program);
     if (!checker.changed() || pass == 4) {
       for (auto &d : scratch.diagnostics()) {

@@ -14,7 +14,8 @@ namespace rbt::sema {
 
 class TypeChecker {
 public:
-  TypeChecker(DiagnosticEngine &diags, SemaInfo &info) : diags_(diags), info_(info) {}
+  TypeChecker(DiagnosticEngine &diags, SemaInfo &info, const Environment &env)
+      : diags_(diags), info_(info), env_(env) {}
 
   // One pass over the program. Map types learned in earlier passes are kept in `info`, so a
   // map read in a probe that comes before its assignment is typed on the second pass.
@@ -29,6 +30,7 @@ public:
 
 private:
   void check_probe(const ast::Probe &probe);
+  void resolve_attach_points(const ast::Probe &probe);
   void check_block(const ast::Block &block);
   void check_stmt(const ast::Stmt &stmt);
   void check_assign_map(const ast::AssignMap &assign);
@@ -47,10 +49,13 @@ private:
 
   DiagnosticEngine &diags_;
   SemaInfo &info_;
+  const Environment &env_;
   const ast::Probe *probe_ = nullptr;
   std::vector<std::unordered_map<std::string, VarInfo *>> scopes_;
   int loop_depth_ = 0;
   std::vector<const ast::MapRef *> unknown_map_reads_;
+  // Attach point errors, found once and reported by every pass (only the last pass counts).
+  std::vector<Diagnostic> &attach_errors_ = info_.attach_errors;
   bool changed_ = false;
 
   friend struct BuiltinChecks;

@@ -1,8 +1,22 @@
 #include "attach.h"
 
 #include <cassert>
+#include <cerrno>
+#include <cstring>
 
 namespace rbt::runtime {
+
+Result<std::vector<Link>> one_link(const std::function<bpf_link *()> &attach,
+                                   const std::string &enoent_why, const std::string &hint) {
+  bpf_link *link = attach();
+  int err = errno;
+  if (!link)
+    return make_error("", err == ENOENT && !enoent_why.empty() ? enoent_why : strerror(err), hint,
+                      err);
+  std::vector<Link> links;
+  links.emplace_back(link);
+  return links;
+}
 
 Result<std::vector<Link>> attach_probe(const ProbeDesc &probe, bpf_program *prog,
                                        const AttachTarget &target) {

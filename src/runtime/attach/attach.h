@@ -5,7 +5,9 @@
 #include <bpf/libbpf.h>
 #include <sys/types.h>
 
+#include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "manifest.h"
@@ -21,6 +23,11 @@ using Link = std::unique_ptr<bpf_link, LinkDeleter>;
 struct AttachTarget {
   pid_t pid = -1;  // -p or the -c child: restricts perf events and uprobes; -1 means all
 };
+
+// Runs one libbpf attach call that makes a single link and returns it, or an Error from errno
+// (captured right after the call): `enoent_why` explains ENOENT, strerror everything else.
+Result<std::vector<Link>> one_link(const std::function<bpf_link *()> &attach,
+                                   const std::string &enoent_why, const std::string &hint = {});
 
 Result<std::vector<Link>> attach_probe(const ProbeDesc &probe, bpf_program *prog,
                                        const AttachTarget &target);

@@ -1,38 +1,103 @@
-// uprobe:binary:symbol and uretprobe:binary:symbol.
-
-#include <unistd.h>
+// uprobe:binary:symbol[+offset], uprobe:binary:address and the uretprobe forms. The symbol is
+// turned into a file offset here, from the ELF's own tables, so that `sym+off` and addresses
+// work the same way and libbpf never has to look the name up again.
 
 #include <cerrno>
-#include <cstring>
 
 #include "attach.h"
+#include "symbols/elf_file.h"
+#include "symbols/library_resolver.h"
+#include "symbols/usdt_notes.h"
 
 namespace rbt::runtime {
 
+namespace {
+
+// Probe expansion normally resolved the target to a path already; a bare name (`libc`) is
+// still resolved here so that attaching does not depend on it.
+Result<std::string> binary_path(const ProbeDesc &probe, pid_t pid) {
+  if (probe.target.find('/') != std::string::npos) {
+    auto path = resolve_binary(probe.target, -1);  // already inside /proc/PID/root if needed
+    if (!path)
+      return path.error();
+    return path;
+  }
+  return resolve_binary(probe.target, pid);
+}
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// The file offset the kernel's uprobe goes to: the symbol's (or the given) virtual address
+// plus the probe's offset, through the PT_LOAD segment that holds it.
+Result<uint64_t> uprobe_file_offset(const ProbeDesc &probe, const ElfFile &elf) {
+  uint64_t vaddr = probe.offset;
+  if (!probe.func.empty()) {
+    const ElfSymbol *sym = elf.find(probe.func);
+    if (!sym)
+      return make_error("", "no symbol '" + probe.func + "' in " + elf.path(),
+                        "list its functions with: rbt -l 'uprobe:" + elf.path() + ":*'", ENOENT);
+    if (sym->size && probe.offset >= sym->size)
+      return make_error("", "offset " + std::to_string(probe.offset) + " is past the end of " +
+                                probe.func + " (" + std::to_string(sym->size) + " bytes)");
+    vaddr = sym->value + probe.offset;
+  }
+  const LoadSegment *seg = elf.segment_of(vaddr);
+  auto offset = elf.vaddr_to_offset(vaddr);
+  if (!seg || !seg->executable || !offset)
+    return make_error("", "address " + hex(vaddr) + " is not in an executable segment of " +
+                              elf.path());
+  return *offset;
+}
+
+Status check_usdt(const ProbeDesc &probe, const ElfFile &elf) {
+  auto notes = read_usdt_notes(elf);
+  if (!notes)
+    return notes.error();
+  for (auto &n : *notes)
+    if (n.full_name() == probe.func || (probe.func.find(':') == std::string::npos &&
+                                        n.name == probe.func))
+      return Ok{};
+  return make_error("", "no USDT probe '" + probe.func + "' in " + elf.path(),
+                    "list its probes with: rbt -l 'usdt:" + elf.path() + ":*'", ENOENT);
+}
+
+}  // namespace
+
 Status check_uprobe(const ProbeDesc &probe) {
-  if (access(probe.target.c_str(), F_OK) != 0)
-    return make_error("", probe.target + ": no such file", "give the binary's full path", ENOENT);
+  auto path = binary_path(probe, -1);
+  if (!path)
+    return path.error();
+  auto elf = ElfFile::open(*path);
+  if (!elf)
+    return elf.error();
+  if (probe.kind == ProbeKind::Usdt)
+    return check_usdt(probe, *elf);
+  if (auto off = uprobe_file_offset(probe, *elf); !off)
+    return off.error();
   return Ok{};
 }
 
 Result<std::vector<Link>> attach_uprobe(const ProbeDesc &probe, bpf_program *prog,
                                         const AttachTarget &target) {
-  if (auto s = check_uprobe(probe); !s)
-    return s.error();
+  auto path = binary_path(probe, target.pid);
+  if (!path)
+    return path.error();
+  auto elf = ElfFile::open(*path);
+  if (!elf)
+    return elf.error();
+  auto offset = uprobe_file_offset(probe, *elf);
+  if (!offset)
+    return offset.error();
   LIBBPF_OPTS(bpf_uprobe_opts, opts);
   opts.retprobe = probe.kind == ProbeKind::Uretprobe;
-  opts.func_name = probe.func.c_str();
-  bpf_link *link = bpf_program__attach_uprobe_opts(prog, target.pid, probe.target.c_str(),
-                                                   probe.offset, &opts);
-  if (!link) {
-    int err = errno;
-    return make_error("", err == ENOENT ? "no symbol '" + probe.func + "' in " + probe.target
-                                        : std::string(strerror(err)),
-                      {}, err);
-  }
-  std::vector<Link> links;
-  links.emplace_back(link);
-  return links;
+  opts.func_name = nullptr;  // the offset is already the file offset
+  return one_link(
+      [&] { return bpf_program__attach_uprobe_opts(prog, target.pid, path->c_str(), *offset, &opts); },
+      *path + " disappeared while attaching");
 }
 
 }  // namespace rbt::runtime

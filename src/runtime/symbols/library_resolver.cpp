@@ -1,6 +1,7 @@
 #include "library_resolver.h"
 
 #include <dirent.h>
+#include <fnmatch.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -236,6 +237,27 @@ Result<std::string> resolve_binary(const std::string &name, pid_t pid) {
   if (pid > 0 && exists(proc_root(pid) + *found))
     return proc_root(pid) + *found;
   return *found;
+}
+
+Result<std::vector<std::string>> resolve_binaries(const std::string &pattern, pid_t pid) {
+  if (pattern.find('*') == std::string::npos) {
+    auto path = resolve_binary(pattern, pid);
+    if (!path)
+      return path.error();
+    return std::vector<std::string>{*path};
+  }
+  if (pid <= 0)
+    return make_error("", "a wildcard in the binary needs a process to look in",
+                      "add -p PID, or name the binary or library");
+  auto files = mapped_files(pid);
+  if (!files)
+    return files.error();
+  std::string root = proc_root(pid);
+  std::vector<std::string> out;
+  for (auto &f : *files)
+    if (fnmatch(pattern.c_str(), f.c_str() + root.size(), 0) == 0)
+      out.push_back(f);
+  return out;
 }
 
 }  // namespace rbt::runtime

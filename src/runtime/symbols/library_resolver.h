@@ -45,4 +45,8 @@ Result<std::vector<std::string>> mapped_files(pid_t pid);
 // through that process first. Errors name the target and hint at what to give instead.
 Result<std::string> resolve_binary(const std::string &name, pid_t pid = -1);
 
+// The files a probe's binary field names: one resolved path, or with a `*` and a pid every
+// executable file the process maps whose path (inside the process's root) matches.
+Result<std::vector<std::string>> resolve_binaries(const std::string &pattern, pid_t pid);
+
 }  // namespace rbt::runtime

@@ -1,0 +1,40 @@
+#pragma once
+// The layout of a C record the kernel describes: a tracepoint's format (tracefs) or a struct in
+// the kernel's BTF. The runtime reads them; the type checker turns them into rbt types. Neither
+// needs the other's headers.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace rbt {
+
+struct FieldLayout {
+  enum class Kind : uint8_t { Int, Pointer, Record, CharArray, Array, Other };
+  std::string name;
+  Kind kind = Kind::Other;
+  uint32_t offset = 0;  // bytes from the start of the record
+  uint32_t size = 0;    // bytes
+  bool is_signed = false;
+  uint32_t bit_offset = 0, bit_size = 0;  // bit fields (bit_size 0 when not one)
+  std::string type_name;  // Record: the struct's name; Pointer: the pointee's ("task_struct",
+                          // "char"); as written in C otherwise
+  std::shared_ptr<FieldLayout> pointee;  // Pointer: what it points to (Int/Record/Other)
+  uint32_t count = 0;     // arrays: number of elements
+};
+
+struct RecordLayout {
+  std::string name;
+  uint32_t size = 0;
+  std::vector<FieldLayout> fields;
+
+  const FieldLayout *find(const std::string &field) const {
+    for (auto &f : fields)
+      if (f.name == field)
+        return &f;
+    return nullptr;
+  }
+};
+
+}  // namespace rbt

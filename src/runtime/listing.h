@@ -1,0 +1,20 @@
+#pragma once
+// `rbt -l [pattern]`: what can be probed here, one probe name per line, as bpftrace prints it.
+// With `verbose` (-lv), tracepoints show their fields and USDT probes their argument count and
+// semaphore.
+
+#include <sys/types.h>
+
+#include <cstdio>
+#include <string>
+
+#include "result.h"
+
+namespace rbt::runtime {
+
+// Lists the probes whose full names match the fnmatch(3) `pattern` (all built-in ones when it
+// is empty). uprobe/usdt patterns name a binary or library (`uprobe:/bin/bash:*`,
+// `usdt:libruby:*`); with pid > 0, `uprobe:*`/`usdt:*` cover every file the process maps.
+Status list_probes(const std::string &pattern, pid_t pid, bool verbose, std::FILE *out);
+
+}  // namespace rbt::runtime
