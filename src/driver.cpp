@@ -8,6 +8,7 @@
 
 #include "ast_printer.h"
 #include "codegen.h"
+#include "machine_types.h"
 #include "parse.h"
 #include "sema/sema.h"
 #include "session.h"
@@ -58,9 +59,8 @@ int run_driver(const Options &options) {
   if (options.wants_dump("ast"))
     ast::print_ast(std::cout, *program);
   sema::SemaInfo sema;
-  sema::Environment env;
-  env.unsafe = options.unsafe;
-  env.positional = options.args;
+  MachineTypes machine;
+  sema::Environment env = machine.environment(options);
   if (!sema::analyse(*program, diags, sema, env)) {
     diags.render(std::cerr);
     return 1;
@@ -101,6 +101,7 @@ int run_driver(const Options &options) {
   block_session_signals();
   runtime::SessionOptions so;
   so.out = out;
+  so.format = options.format;
   so.quiet = options.quiet;
   so.verbose = options.verbose || options.wants_dump("verifier");
   so.pid = options.pid;

@@ -131,9 +131,6 @@ int main(int argc, char **argv) {
     }
     return 0;
   }
-  if (opts.format == rbt::OutputFormat::Json)
-    return usage_error("-f json is not supported yet");
-
   if (!have_program) {
     if (optind >= argc)
       return usage_error("no program given (use -e 'PROGRAM' or a script file)");

@@ -72,7 +72,7 @@ enum class ActionKind : uint8_t {
   Zero,        // zero(@m): map; set every value to zero, keep the keys
   PrintValue,  // print(value): args: a 1-tuple with the value
   Time,        // time([fmt]): text: strftime format, "%H:%M:%S\n" by default
-  Cat,         // cat(path): args: a 1-tuple string with the path; prints the file
+  Cat,         // cat(fmt, ...): text: printf format of the path ("%s" for cat($p)); args: its values
   System,      // system(fmt, ...): text: printf format of the command; args: its values
 };
 

@@ -11,7 +11,9 @@
 namespace rbt {
 
 struct FieldLayout {
-  enum class Kind : uint8_t { Int, Pointer, Record, CharArray, Array, Other };
+  // DataLoc: a tracepoint's `__data_loc char[]`, a u32 holding (length << 16 | offset) of a
+  // string stored later in the same record.
+  enum class Kind : uint8_t { Int, Pointer, Record, CharArray, Array, DataLoc, Other };
   std::string name;
   Kind kind = Kind::Other;
   uint32_t offset = 0;  // bytes from the start of the record

@@ -36,6 +36,7 @@ uint32_t Type::align() const {
   switch (kind) {
   case TypeKind::Int:
   case TypeKind::Bool:
+  case TypeKind::Pointer:
     return size;
   case TypeKind::String:
     return 1;
@@ -89,6 +90,25 @@ Type Type::aggregation(TypeKind kind, bool is_signed) {
   return t;
 }
 
+Type Type::pointer(Type pointee, bool user_space) {
+  Type t;
+  t.kind = TypeKind::Pointer;
+  t.size = 8;
+  t.user_space = user_space;
+  t.elems.push_back(std::move(pointee));
+  return t;
+}
+
+Type Type::record_of(std::string name, uint32_t size, bool remote, bool user_space) {
+  Type t;
+  t.kind = TypeKind::Record;
+  t.size = size;
+  t.record = std::move(name);
+  t.remote = remote;
+  t.user_space = user_space;
+  return t;
+}
+
 Type Type::lhist(int64_t min, int64_t max, int64_t step) {
   Type t = aggregation(TypeKind::LHist);
   t.lhist_min = min;
@@ -99,6 +119,8 @@ Type Type::lhist(int64_t min, int64_t max, int64_t step) {
 
 bool Type::compatible(const Type &o) const {
   if (is_int() && o.is_int())
+    return true;
+  if (is_pointer() && o.is_pointer())
     return true;
   if (kind != o.kind)
     return false;
@@ -146,6 +168,10 @@ std::string Type::name() const {
     return "bool";
   case TypeKind::String:
     return "string[" + std::to_string(size) + "]";
+  case TypeKind::Pointer:
+    return (elems.empty() || elems[0].is_none() ? std::string("void") : elems[0].name()) + " *";
+  case TypeKind::Record:
+    return "struct " + record;
   case TypeKind::Tuple: {
     std::string s = "(";
     for (size_t i = 0; i < elems.size(); i++)
@@ -174,7 +200,8 @@ std::string Type::name() const {
 
 bool Type::operator==(const Type &o) const {
   return kind == o.kind && size == o.size && is_signed == o.is_signed && elems == o.elems &&
-         lhist_min == o.lhist_min && lhist_max == o.lhist_max && lhist_step == o.lhist_step;
+         lhist_min == o.lhist_min && lhist_max == o.lhist_max && lhist_step == o.lhist_step &&
+         record == o.record && user_space == o.user_space && remote == o.remote;
 }
 
 }  // namespace rbt

@@ -16,6 +16,8 @@ enum class TypeKind : uint8_t {
   Bool,
   String,
   Tuple,
+  Pointer,  // an address; elems[0] is what it points to (Record, Int, or None for void)
+  Record,   // a C struct: `args` of a tracepoint (in the context) or one reached via a pointer
   // Aggregations: only ever the value of a map.
   Count,
   Sum,
@@ -34,6 +36,9 @@ struct Type {
   std::vector<Type> elems;         // Tuple: element types
   std::vector<uint32_t> offsets;   // Tuple: byte offset of each element
   int64_t lhist_min = 0, lhist_max = 0, lhist_step = 0;  // LHist parameters
+  std::string record;       // Record: the record's name; its layout is looked up by name
+  bool user_space = false;  // Pointer/remote Record: user (not kernel) memory
+  bool remote = false;      // Record: reached through a pointer, so read with probe_read
 
   static Type none() { return {}; }
   static Type void_type();
@@ -44,11 +49,17 @@ struct Type {
   // An aggregation whose argument has signedness `is_signed` (sum/min/max/avg keep it).
   static Type aggregation(TypeKind kind, bool is_signed = false);
   static Type lhist(int64_t min, int64_t max, int64_t step);
+  static Type pointer(Type pointee, bool user_space);
+  static Type record_of(std::string name, uint32_t size, bool remote, bool user_space);
 
   bool is_none() const { return kind == TypeKind::None; }
   bool is_int() const { return kind == TypeKind::Int || kind == TypeKind::Bool; }
   bool is_string() const { return kind == TypeKind::String; }
   bool is_tuple() const { return kind == TypeKind::Tuple; }
+  bool is_pointer() const { return kind == TypeKind::Pointer; }
+  bool is_record() const { return kind == TypeKind::Record; }
+  // Integers, booleans and pointers: values that live in a register.
+  bool is_scalar() const { return is_int() || is_pointer(); }
   bool is_aggregation() const { return kind >= TypeKind::Count; }
   bool is_histogram() const { return kind == TypeKind::Hist || kind == TypeKind::LHist; }
   uint32_t align() const;

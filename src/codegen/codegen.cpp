@@ -6,6 +6,7 @@
 #include <llvm/Transforms/Utils/ModuleUtils.h>
 
 #include "emit_object.h"
+#include "link_stdlib.h"
 #include "lowering.h"
 
 namespace rbt::codegen {
@@ -37,6 +38,10 @@ Result<CompiledObject> compile(const ast::Program &program, const sema::SemaInfo
   for (const ast::Probe *probe : program.probes)
     for (const ProbeDesc &desc : sema.probes.at(probe))
       lowering.lower_probe(*probe, desc, index++);
+
+  for (const std::string &library : lowering.libraries())
+    if (auto s = link_stdlib(module, library); !s)
+      return s.error();
 
   auto *license_init = llvm::ConstantDataArray::getString(context, "GPL");
   auto *license = new llvm::GlobalVariable(module, license_init->getType(), true,

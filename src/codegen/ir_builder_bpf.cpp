@@ -29,6 +29,18 @@ llvm::Value *IRBuilderBPF::map_delete(llvm::Value *map, llvm::Value *key) {
   return call_helper(BPF_FUNC_map_delete_elem, getInt64Ty(), {map, key});
 }
 
+llvm::Value *IRBuilderBPF::probe_read(llvm::Value *dst, uint64_t size, llvm::Value *addr,
+                                      bool user) {
+  return call_helper(user ? BPF_FUNC_probe_read_user : BPF_FUNC_probe_read_kernel, getInt64Ty(),
+                     {dst, getInt64(size), addr});
+}
+
+llvm::Value *IRBuilderBPF::probe_read_str(llvm::Value *dst, uint64_t size, llvm::Value *addr,
+                                          bool user) {
+  return call_helper(user ? BPF_FUNC_probe_read_user_str : BPF_FUNC_probe_read_kernel_str,
+                     getInt64Ty(), {dst, getInt64(size), addr});
+}
+
 llvm::Value *IRBuilderBPF::ringbuf_output(llvm::Value *ringbuf, llvm::Value *data, uint64_t size) {
   return call_helper(BPF_FUNC_ringbuf_output, getInt64Ty(),
                      {ringbuf, data, getInt64(size), getInt64(0)});

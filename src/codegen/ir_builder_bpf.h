@@ -25,6 +25,10 @@ public:
   llvm::Value *map_lookup(llvm::Value *map, llvm::Value *key);  // returns ptr (null if absent)
   llvm::Value *map_update(llvm::Value *map, llvm::Value *key, llvm::Value *value, uint64_t flags);
   llvm::Value *map_delete(llvm::Value *map, llvm::Value *key);
+  // Copies `size` bytes (or a NUL-terminated string of at most `size`) from another address
+  // space: user memory for uprobes and syscall arguments, kernel memory otherwise.
+  llvm::Value *probe_read(llvm::Value *dst, uint64_t size, llvm::Value *addr, bool user);
+  llvm::Value *probe_read_str(llvm::Value *dst, uint64_t size, llvm::Value *addr, bool user);
   llvm::Value *ringbuf_output(llvm::Value *ringbuf, llvm::Value *data, uint64_t size);
 
   // A zero-initialized stack slot of `size` bytes (or of `type`), allocated in the entry block

@@ -100,6 +100,14 @@ llvm::Value *Lowering::lower_arg(const Builtin &node) {
   unsigned index = node.name[3] - '0';
   if (probe_->kind == ProbeKind::RawTracepoint)  // ctx is `u64 args[]`
     return b_.CreateLoad(b_.getInt64Ty(), b_.byte_ptr(ctx(), 8 * index));
+  if (probe_->kind == ProbeKind::Usdt) {
+    // Where a USDT argument lives is per call site; libbpf's decoder (stdlib/bpf/usdt.bpf.c)
+    // knows.
+    libraries_.insert("usdt");
+    llvm::FunctionCallee fn = module_.getOrInsertFunction(
+        "rbt_usdt_arg", b_.getInt64Ty(), b_.getPtrTy(), b_.getInt64Ty());
+    return b_.CreateCall(fn, {ctx(), b_.getInt64(index)});
+  }
   return b_.CreateLoad(b_.getInt64Ty(), b_.byte_ptr(ctx(), kRegsArgOffsets[index]));
 }
 
@@ -138,6 +146,21 @@ llvm::Value *Lowering::lower_del(const Call &call) {
   }
   b_.map_delete(resources_.map_global(map.name), key);
   return nullptr;
+}
+
+llvm::Value *Lowering::lower_args(const Builtin &) { return ctx(); }
+
+llvm::Value *Lowering::lower_str(const Call &call) {
+  const Type &t = type_of(&call);
+  const Type &arg = type_of(call.args[0]);
+  llvm::Value *v = lower_expr(*call.args[0]);
+  llvm::Value *slot = b_.stack_slot(t.size, "str");
+  if (arg.is_string()) {
+    b_.copy_bytes(slot, v, t.size - 1);  // the slot's last byte stays the terminator
+  } else {
+    b_.probe_read_str(slot, t.size, v, sema_.user_space.at(&call));
+  }
+  return slot;
 }
 
 llvm::Value *Lowering::lower_exit(const Call &call) {

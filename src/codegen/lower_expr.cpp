@@ -24,7 +24,7 @@ llvm::Value *Lowering::lower_expr(const Expr &expr) {
     auto &v = static_cast<const Var &>(expr);
     const sema::VarInfo *var = sema_.vars.at(&v);
     llvm::Value *slot = vars_.at(var);
-    if (var->type.is_int())
+    if (var->type.is_scalar())
       return b_.load_int(slot, var->type.size, var->type.is_signed);
     return slot;
   }
@@ -50,6 +50,8 @@ llvm::Value *Lowering::lower_expr(const Expr &expr) {
     return lower_tuple(static_cast<const Tuple &>(expr));
   case NodeKind::FieldAccess:
     return lower_field_access(static_cast<const FieldAccess &>(expr));
+  case NodeKind::Cast:
+    return lower_cast(static_cast<const Cast &>(expr));
   default:
     break;
   }
@@ -161,7 +163,7 @@ llvm::Value *Lowering::lower_ternary(const Ternary &te) {
   auto *else_block = new_block("tern_else");
   auto *done = new_block("tern_done");
   // Non-integer results are written into one slot by both branches.
-  llvm::Value *slot = t.is_int() ? nullptr : b_.stack_slot(t.size, "tern");
+  llvm::Value *slot = t.is_scalar() ? nullptr : b_.stack_slot(t.size, "tern");
   b_.CreateCondBr(cond, then_block, else_block);
 
   auto branch = [&](llvm::BasicBlock *block, const Expr &e) -> std::pair<llvm::Value *, llvm::BasicBlock *> {
@@ -197,10 +199,54 @@ llvm::Value *Lowering::lower_tuple(const Tuple &tuple) {
 llvm::Value *Lowering::lower_field_access(const FieldAccess &fa) {
   const Type &base_type = type_of(fa.base);
   llvm::Value *base = lower_expr(*fa.base);
-  size_t index = std::stoul(fa.field);
-  const Type &elem = base_type.elems[index];
-  llvm::Value *p = b_.byte_ptr(base, base_type.offsets[index]);
-  return elem.is_int() ? b_.load_int(p, elem.size, elem.is_signed) : p;
+  if (base_type.is_tuple()) {
+    size_t index = std::stoul(fa.field);
+    const Type &elem = base_type.elems[index];
+    llvm::Value *p = b_.byte_ptr(base, base_type.offsets[index]);
+    return elem.is_scalar() ? b_.load_int(p, elem.size, elem.is_signed) : p;
+  }
+  const FieldLayout &field = *sema_.fields.at(&fa);
+  const Type &t = type_of(&fa);
+  // A record in the context (tracepoint args) is a pointer we may load from; one reached
+  // through a pointer is an address to read with a probe_read helper.
+  bool direct = base_type.is_record() && !base_type.remote;
+  bool user = base_type.user_space;
+  if (direct) {
+    llvm::Value *p = b_.byte_ptr(base, field.offset);
+    if (t.is_record())
+      return p;
+    if (t.is_scalar())
+      return b_.load_int(p, t.size, t.is_signed);
+    if (field.kind == FieldLayout::Kind::DataLoc) {
+      // The string lives later in the record, at the offset in the low 16 bits.
+      llvm::Value *loc = b_.load_int(p, 4, false);
+      llvm::Value *str = b_.CreateAdd(b_.CreatePtrToInt(base, b_.getInt64Ty()),
+                                      b_.CreateAnd(loc, b_.getInt64(0xffff)));
+      llvm::Value *slot = b_.stack_slot(t.size, fa.field);
+      b_.probe_read_str(slot, t.size, str, false);
+      return slot;
+    }
+    // Context reads must be aligned loads; a helper copies byte arrays of any alignment.
+    llvm::Value *slot = b_.stack_slot(t.size, fa.field);
+    b_.probe_read(slot, t.size, b_.CreatePtrToInt(p, b_.getInt64Ty()), false);
+    return slot;
+  }
+  llvm::Value *addr = b_.CreateAdd(base, b_.getInt64(field.offset));
+  if (t.is_record())
+    return addr;
+  llvm::Value *slot = b_.stack_slot(t.size, fa.field);
+  b_.probe_read(slot, t.size, addr, user);
+  return t.is_scalar() ? b_.load_int(slot, t.size, t.is_signed) : slot;
+}
+
+llvm::Value *Lowering::lower_cast(const Cast &cast) {
+  llvm::Value *v = lower_expr(*cast.operand);
+  const Type &t = type_of(&cast);
+  if (t.is_pointer() || t.size == 8)
+    return v;
+  // Keep the low bits, then extend as the target type says.
+  llvm::Value *low = b_.CreateTrunc(v, b_.getIntNTy(t.size * 8));
+  return t.is_signed ? b_.CreateSExt(low, b_.getInt64Ty()) : b_.CreateZExt(low, b_.getInt64Ty());
 }
 
 void Lowering::store_value(llvm::Value *dst, const Type &slot_type, const Expr &expr) {
@@ -209,7 +255,7 @@ void Lowering::store_value(llvm::Value *dst, const Type &slot_type, const Expr &
 
 void Lowering::store_lowered(llvm::Value *dst, const Type &slot_type, llvm::Value *value,
                              const Type &value_type) {
-  if (slot_type.is_int()) {
+  if (slot_type.is_scalar()) {
     b_.store_int(dst, value, slot_type.size);
   } else if (slot_type.is_string()) {
     uint32_t n = std::min(slot_type.size, value_type.size);
@@ -225,7 +271,7 @@ void Lowering::store_lowered(llvm::Value *dst, const Type &slot_type, llvm::Valu
     for (size_t i = 0; i < slot_type.elems.size(); i++) {
       const Type &se = slot_type.elems[i], &ve = value_type.elems[i];
       llvm::Value *src = b_.byte_ptr(value, value_type.offsets[i]);
-      llvm::Value *elem = ve.is_int() ? b_.load_int(src, ve.size, ve.is_signed) : src;
+      llvm::Value *elem = ve.is_scalar() ? b_.load_int(src, ve.size, ve.is_signed) : src;
       store_lowered(b_.byte_ptr(dst, slot_type.offsets[i]), se, elem, ve);
     }
   } else {
@@ -253,7 +299,7 @@ llvm::Value *Lowering::lower_map_read(const MapRef &map) {
   llvm::Value *found = b_.map_lookup(resources_.map_global(map.name), key);
   const Type &t = desc.value;
   // An absent key reads as zero (an empty string, a zeroed tuple), as in bpftrace.
-  llvm::Value *slot = t.is_int() ? nullptr : b_.stack_slot(t.size, "map_read");
+  llvm::Value *slot = t.is_scalar() ? nullptr : b_.stack_slot(t.size, "map_read");
   auto *hit = new_block("map_hit");
   auto *done = new_block("map_done");
   llvm::BasicBlock *miss = b_.GetInsertBlock();

@@ -2,11 +2,14 @@
 // Lowering of one typed AST to LLVM IR, split by node family across lower_probe.cpp,
 // lower_stmt.cpp, lower_expr.cpp, lower_aggregation.cpp and lower_builtins.cpp.
 //
-// Value convention: integers and booleans are i64 in registers; strings and tuples are pointers
-// to bytes laid out as their rbt::Type says (usually a stack slot).
+// Value convention: integers, booleans and pointers are i64 in registers; strings and tuples are
+// pointers to bytes laid out as their rbt::Type says (usually a stack slot); a record is a
+// pointer into the context (tracepoint args) or, when reached through a pointer, an i64 address.
 
 #include <llvm/IR/Module.h>
 
+#include <set>
+#include <string>
 #include <unordered_map>
 
 #include "ast.h"
@@ -24,6 +27,8 @@ public:
 
   // Emits one BPF function for `probe` as attached at `desc`.
   void lower_probe(const ast::Probe &probe, const ProbeDesc &desc, unsigned index);
+  // The stdlib/bpf libraries the emitted code calls into.
+  const std::set<std::string> &libraries() const { return libraries_; }
 
   // Builtins, declared from builtins.def (defined in lower_builtins.cpp).
 #define RBT_VAR(id, name) llvm::Value *lower_##id(const ast::Builtin &node);
@@ -51,6 +56,7 @@ private:
   llvm::Value *lower_map_read(const ast::MapRef &map);
   llvm::Value *lower_tuple(const ast::Tuple &tuple);
   llvm::Value *lower_field_access(const ast::FieldAccess &fa);
+  llvm::Value *lower_cast(const ast::Cast &cast);
   llvm::Value *lower_call(const ast::Call &call);
   llvm::Value *lower_builtin(const ast::Builtin &node);
   // Lowers `expr` and writes it at `dst` in the layout of `slot_type` (ints widen, strings are
@@ -71,6 +77,9 @@ private:
 
   // Events
   void emit_event(uint64_t id, const std::vector<const ast::Expr *> &args, const Type &layout);
+  // Registers `action` with a payload of `args` (in their storage types) and sends its event
+  // (lower_actions.cpp).
+  void emit_action(ActionDesc action, const std::vector<const ast::Expr *> &args);
 
   const Type &type_of(const ast::Node *node) const { return sema_.type_of(node); }
   llvm::Value *ctx() { return ctx_; }
@@ -91,6 +100,7 @@ private:
     llvm::BasicBlock *continue_block, *break_block;
   };
   std::vector<Loop> loops_;
+  std::set<std::string> libraries_;
 };
 
 }  // namespace rbt::codegen

@@ -24,6 +24,7 @@ enum class NodeKind : uint8_t {
   Ternary,
   Tuple,
   FieldAccess,
+  Cast,
   // Statements
   ExprStmt,
   AssignMap,
@@ -144,6 +145,18 @@ struct FieldAccess : Expr {
   Expr *base;
   std::string field;
   bool arrow;
+};
+
+// `(uint8)x`, `(struct task_struct *)p`, `(int32 *)p`.
+struct Cast : Expr {
+  static constexpr NodeKind Kind = NodeKind::Cast;
+  Cast(SourceRange r, std::string type_name, bool is_struct, bool is_pointer, Expr *operand)
+      : Expr(Kind, r), type_name(std::move(type_name)), is_struct(is_struct),
+        is_pointer(is_pointer), operand(operand) {}
+  std::string type_name;  // "uint8", or the struct's name
+  bool is_struct;
+  bool is_pointer;
+  Expr *operand;
 };
 
 struct Stmt : Node {

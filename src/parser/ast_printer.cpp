@@ -47,6 +47,11 @@ private:
       auto &f = static_cast<const FieldAccess &>(n);
       return std::string(f.arrow ? "->" : ".") + f.field;
     }
+    case NodeKind::Cast: {
+      auto &c = static_cast<const Cast &>(n);
+      return "cast " + std::string(c.is_struct ? "struct " : "") + c.type_name +
+             (c.is_pointer ? " *" : "");
+    }
     case NodeKind::ExprStmt: return "expr";
     case NodeKind::AssignMap: return "=";
     case NodeKind::AssignVar: return "=";
@@ -88,6 +93,7 @@ private:
       return {t.elems.begin(), t.elems.end()};
     }
     case NodeKind::FieldAccess: return {static_cast<const FieldAccess &>(n).base};
+    case NodeKind::Cast: return {static_cast<const Cast &>(n).operand};
     case NodeKind::ExprStmt: return {static_cast<const ExprStmt &>(n).expr};
     case NodeKind::AssignMap: {
       auto &a = static_cast<const AssignMap &>(n);

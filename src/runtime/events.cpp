@@ -2,15 +2,76 @@
 
 #include <cerrno>
 #include <cstring>
+#include <ctime>
+#include <fstream>
+#include <optional>
+#include <sstream>
 
+#include "maps.h"
 #include "output/printf.h"
 
 namespace rbt::runtime {
 
-EventReader::EventReader(const Manifest &manifest, std::FILE *out)
-    : manifest_(manifest), out_(out) {
-  for (auto &a : manifest.actions)
-    formats_.push_back(a.kind == ActionKind::Printf ? parse_format(a.text) : ParsedFormat{});
+namespace {
+
+void warn(const std::string &what) { fprintf(stderr, "rbt: warning: %s\n", what.c_str()); }
+
+// Local time now through strftime; an empty result for a non-empty format means the text did
+// not fit, so the buffer grows.
+std::string local_time(const std::string &format) {
+  time_t now = time(nullptr);
+  struct tm tm;
+  localtime_r(&now, &tm);
+  for (size_t size = 256; size <= (1u << 20); size *= 4) {
+    std::string buf(size, '\0');
+    size_t n = strftime(buf.data(), buf.size(), format.c_str(), &tm);
+    if (n > 0 || format.empty()) {
+      buf.resize(n);
+      return buf;
+    }
+  }
+  return {};
+}
+
+// The output of `/bin/sh -c command`, captured so that it goes through the writer (stdout
+// stays pure NDJSON in JSON mode, and -o FILE receives it).
+std::string run_command(const std::string &command) {
+  fflush(nullptr);
+  FILE *p = popen(command.c_str(), "r");
+  if (!p) {
+    warn("system(\"" + command + "\"): " + strerror(errno));
+    return {};
+  }
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
+    out.append(buf, n);
+  pclose(p);
+  return out;
+}
+
+std::optional<std::string> read_file(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    warn("cat(\"" + path + "\"): " + strerror(errno));
+    return std::nullopt;
+  }
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+EventReader::EventReader(const Manifest &manifest, output::Writer &writer,
+                         std::vector<const bpf_map *> maps)
+    : manifest_(manifest), writer_(writer), maps_(std::move(maps)) {
+  for (auto &a : manifest.actions) {
+    bool formatted = a.kind == ActionKind::Printf || a.kind == ActionKind::Cat ||
+                     a.kind == ActionKind::System;
+    formats_.push_back(formatted ? parse_format(a.text) : ParsedFormat{});
+  }
 }
 
 EventReader::~EventReader() { ring_buffer__free(rb_); }
@@ -51,14 +112,56 @@ void EventReader::handle(const uint8_t *data, size_t size) {
   uint64_t index = id - static_cast<uint64_t>(EventId::FirstAction);
   if (id < static_cast<uint64_t>(EventId::FirstAction) || index >= formats_.size())
     return;
+  if (size < 8 + manifest_.actions[index].args.size)
+    return;  // a truncated event: nothing sensible to print
+  run_action(index, data + 8);
+}
+
+void EventReader::run_action(size_t index, const uint8_t *payload) {
   const ActionDesc &action = manifest_.actions[index];
+  auto arg_u64 = [&](size_t i) {
+    uint64_t v;
+    memcpy(&v, payload + action.args.offsets[i], 8);
+    return v;
+  };
   switch (action.kind) {
-  case ActionKind::Printf: {
-    std::string text = output::format_printf(formats_[index], action.args, data + 8);
-    fwrite(text.data(), 1, text.size(), out_);
+  case ActionKind::Printf:
+    writer_.message(output::MessageKind::Printf,
+                    output::format_printf(formats_[index], action.args, payload));
+    break;
+  case ActionKind::PrintValue:
+    writer_.value(action.args.elems[0], payload + action.args.offsets[0]);
+    break;
+  case ActionKind::Print: {
+    const MapDesc &desc = manifest_.maps[action.map];
+    auto snap = snapshot_map(maps_[action.map], desc);
+    if (!snap) {
+      warn("print(" + desc.name + "): " + snap.error().why);
+      break;
+    }
+    writer_.map(*snap, arg_u64(0), arg_u64(1));
     break;
   }
-  default:
+  case ActionKind::Clear:
+  case ActionKind::Zero: {
+    const MapDesc &desc = manifest_.maps[action.map];
+    Status s = action.kind == ActionKind::Clear ? clear_map(maps_[action.map], desc)
+                                                : zero_map(maps_[action.map], desc);
+    if (!s)
+      warn(std::string(action.kind == ActionKind::Clear ? "clear(" : "zero(") + desc.name +
+           "): " + s.error().why);
+    break;
+  }
+  case ActionKind::Time:
+    writer_.message(output::MessageKind::Time, local_time(action.text));
+    break;
+  case ActionKind::Cat:
+    if (auto text = read_file(output::format_printf(formats_[index], action.args, payload)))
+      writer_.message(output::MessageKind::Cat, *text);
+    break;
+  case ActionKind::System:
+    writer_.message(output::MessageKind::Syscall,
+                    run_command(output::format_printf(formats_[index], action.args, payload)));
     break;
   }
 }

@@ -1,6 +1,7 @@
 #pragma once
-// Events from the BPF programs (printf, exit) arrive through one ring buffer and are turned
-// into output here.
+// Events from the BPF programs (exit and the actions of the manifest: printf, print, clear,
+// zero, time, cat, system) arrive through one ring buffer and are carried out here; whatever
+// they print goes to the session's output::Writer.
 
 #include <bpf/libbpf.h>
 
@@ -9,13 +10,16 @@
 
 #include "format_spec.h"
 #include "manifest.h"
+#include "output/writer.h"
 #include "result.h"
 
 namespace rbt::runtime {
 
 class EventReader {
 public:
-  EventReader(const Manifest &manifest, std::FILE *out);
+  // `maps[i]` is the BPF map of manifest.maps[i] (print, clear and zero read and change it).
+  EventReader(const Manifest &manifest, output::Writer &writer,
+              std::vector<const bpf_map *> maps);
   ~EventReader();
   EventReader(const EventReader &) = delete;
   EventReader &operator=(const EventReader &) = delete;
@@ -31,10 +35,12 @@ public:
 private:
   static int on_event(void *self, void *data, size_t size);
   void handle(const uint8_t *data, size_t size);
+  void run_action(size_t index, const uint8_t *payload);
 
   const Manifest &manifest_;
-  std::FILE *out_;
-  std::vector<ParsedFormat> formats_;  // parsed printf formats, by action index
+  output::Writer &writer_;
+  std::vector<const bpf_map *> maps_;
+  std::vector<ParsedFormat> formats_;  // parsed printf/cat/system formats, by action index
   ring_buffer *rb_ = nullptr;
   bool exit_requested_ = false;
   int exit_code_ = 0;

@@ -79,6 +79,57 @@ std::vector<uint8_t> merge_cpus(const Type &t, const uint8_t *values, size_t str
 
 }  // namespace
 
+namespace {
+
+// Every key of the BPF map, read before changing any: deleting while walking with
+// get_next_key could restart the walk or skip keys.
+Result<std::vector<std::vector<uint8_t>>> all_keys(int fd, size_t key_size, const MapDesc &desc) {
+  std::vector<std::vector<uint8_t>> keys;
+  std::vector<uint8_t> key(key_size), next(key_size);
+  for (bool first = true;; first = false) {
+    if (bpf_map_get_next_key(fd, first ? nullptr : key.data(), next.data()) != 0) {
+      if (errno == ENOENT)
+        break;
+      int err = errno;
+      return make_error("reading map " + desc.name, strerror(err), {}, err);
+    }
+    key = next;
+    keys.push_back(key);
+  }
+  return keys;
+}
+
+}  // namespace
+
+Status clear_map(const bpf_map *map, const MapDesc &desc) {
+  int fd = bpf_map__fd(map);
+  auto keys = all_keys(fd, desc.bpf_key_size(), desc);
+  if (!keys)
+    return keys.error();
+  for (auto &k : *keys)
+    bpf_map_delete_elem(fd, k.data());  // ENOENT: a program deleted it meanwhile; fine
+  return Ok{};
+}
+
+Status zero_map(const bpf_map *map, const MapDesc &desc) {
+  int fd = bpf_map__fd(map);
+  auto keys = all_keys(fd, desc.bpf_key_size(), desc);
+  if (!keys)
+    return keys.error();
+  // Per-CPU values are written for every possible CPU, each rounded up to 8 bytes.
+  size_t size = desc.per_cpu() ? (desc.bpf_value_size() + 7) / 8 * 8 * libbpf_num_possible_cpus()
+                               : desc.bpf_value_size();
+  std::vector<uint8_t> zero(size);
+  for (auto &k : *keys) {
+    // BPF_EXIST: a key deleted since the walk stays deleted.
+    if (bpf_map_update_elem(fd, k.data(), zero.data(), BPF_EXIST) != 0 && errno != ENOENT) {
+      int err = errno;
+      return make_error("zeroing map " + desc.name, strerror(err), {}, err);
+    }
+  }
+  return Ok{};
+}
+
 Result<MapSnapshot> snapshot_map(const bpf_map *map, const MapDesc &desc) {
   MapSnapshot snap;
   snap.desc = &desc;

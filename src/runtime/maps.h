@@ -30,6 +30,11 @@ struct MapSnapshot {
 
 Result<MapSnapshot> snapshot_map(const bpf_map *map, const MapDesc &desc);
 
+// clear(@m): deletes every key. zero(@m): sets every value (every CPU's copy, every histogram
+// bucket) to zero and keeps the keys, so they still print, with 0.
+Status clear_map(const bpf_map *map, const MapDesc &desc);
+Status zero_map(const bpf_map *map, const MapDesc &desc);
+
 // Number of buckets of a hist (kHistBuckets) or lhist (from its parameters) map value.
 size_t bucket_count(const Type &value);
 

@@ -25,9 +25,9 @@ std::string hex(uint64_t v) {
   return buf;
 }
 
-// "0x4a0" or "1184": a uprobe on an address rather than a symbol (symbols never start with a
-// digit).
-std::optional<uint64_t> parse_address(const std::string &func) {
+}  // namespace
+
+std::optional<uint64_t> parse_uprobe_address(const std::string &func) {
   if (func.empty() || !isdigit(static_cast<unsigned char>(func[0])))
     return std::nullopt;
   bool is_hex = func.rfind("0x", 0) == 0 || func.rfind("0X", 0) == 0;
@@ -38,6 +38,8 @@ std::optional<uint64_t> parse_address(const std::string &func) {
     return std::nullopt;
   return v;
 }
+
+namespace {
 
 std::string uprobe_name(const ProbeDesc &p) {
   std::string name = std::string(probe_kind_name(p.kind)) + ":" + p.target + ":";
@@ -99,7 +101,10 @@ Result<std::vector<ProbeDesc>> expand_uprobe(const ProbeDesc &probe, pid_t pid) 
   auto files = resolve_binaries(probe.target, pid);
   if (!files)
     return files.error();
-  std::optional<uint64_t> address = probe.offset == 0 ? parse_address(probe.func) : std::nullopt;
+  // GCC warns about a maybe-uninitialized std::optional here, so the address is kept apart.
+  auto parsed = probe.offset == 0 ? parse_uprobe_address(probe.func) : std::nullopt;
+  const bool is_address = parsed.has_value();
+  const uint64_t address = parsed.value_or(0);
   bool wild = has_wildcard(probe.func);
   if (wild && probe.offset != 0)
     return make_error("", "a wildcard symbol cannot take an offset",
@@ -109,7 +114,7 @@ Result<std::vector<ProbeDesc>> expand_uprobe(const ProbeDesc &probe, pid_t pid) 
   for (auto &path : *files) {
     ProbeDesc base = probe;
     base.target = path;
-    if (!address && !wild) {
+    if (!is_address && !wild) {
       base.name = uprobe_name(base);
       out.push_back(std::move(base));
       continue;
@@ -120,14 +125,14 @@ Result<std::vector<ProbeDesc>> expand_uprobe(const ProbeDesc &probe, pid_t pid) 
         continue;  // -p with a wildcard: skip mapped files libelf cannot read
       return elf.error();
     }
-    if (address) {
-      const LoadSegment *seg = elf->segment_of(*address);
+    if (is_address) {
+      const LoadSegment *seg = elf->segment_of(address);
       if (!seg || !seg->executable)
-        return make_error("", "address " + hex(*address) + " is not in an executable segment of " +
+        return make_error("", "address " + hex(address) + " is not in an executable segment of " +
                                   path,
                           "give a virtual address from the binary's code (see nm or objdump -d)");
       base.func.clear();
-      base.offset = *address;
+      base.offset = address;
       base.name = uprobe_name(base);
       out.push_back(std::move(base));
       continue;

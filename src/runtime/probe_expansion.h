@@ -7,6 +7,9 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "manifest.h"
@@ -20,6 +23,10 @@ namespace rbt::runtime {
 // pass through with only their target resolved. pid > 0 resolves through that process (-p).
 // A pattern matching nothing is an error naming the probe.
 Result<std::vector<ProbeDesc>> expand_probe(const ProbeDesc &probe, pid_t pid);
+
+// The address of `uprobe:binary:0x4a0` (or decimal `1184`), given the probe's func field; symbols
+// never start with a digit.
+std::optional<uint64_t> parse_uprobe_address(const std::string &func);
 
 // True when `text` holds a `*` wildcard.
 bool has_wildcard(const std::string &text);

@@ -10,7 +10,6 @@
 #include <cstring>
 
 #include "maps.h"
-#include "output/text.h"
 
 namespace rbt::runtime {
 
@@ -72,7 +71,8 @@ std::string failed_program(const std::string &log) {
 }  // namespace
 
 Session::Session(const Manifest &manifest, SessionOptions options)
-    : manifest_(manifest), options_(std::move(options)) {
+    : manifest_(manifest), options_(std::move(options)),
+      writer_(output::make_writer(options_.format, options_.out, options_.quiet)) {
   g_log = &log_;
   g_echo = options_.verbose;
   libbpf_set_print(capture_libbpf);
@@ -121,7 +121,10 @@ Status Session::load(const std::vector<char> &elf) {
     return e;
   }
   const bpf_map *rb = bpf_object__find_map_by_name(obj_, manifest_.ringbuf_name.c_str());
-  events_ = std::make_unique<EventReader>(manifest_, options_.out);
+  std::vector<const bpf_map *> maps;
+  for (auto &desc : manifest_.maps)
+    maps.push_back(bpf_object__find_map_by_name(obj_, desc.bpf_name.c_str()));
+  events_ = std::make_unique<EventReader>(manifest_, *writer_, std::move(maps));
   if (auto s = events_->open(rb); !s)
     return s;
   return Ok{};
@@ -148,7 +151,7 @@ Status Session::run_special(ProbeKind kind) {
       return s;
   }
   events_->drain();
-  fflush(options_.out);
+  writer_->flush();
   return Ok{};
 }
 
@@ -181,9 +184,8 @@ Status Session::attach() {
 }
 
 void Session::announce() {
-  size_t count = manifest_.probes.size();
-  if (!options_.quiet)
-    fprintf(stderr, "Attached %zu probe%s\n", count, count == 1 ? "" : "s");
+  writer_->attached_probes(manifest_.probes.size());
+  writer_->flush();
   if (options_.attach_marker)
     fprintf(stderr, "__rbt_attached__\n");
 }
@@ -226,13 +228,13 @@ Status Session::run() {
         }
       } else {
         events_->drain();
-        fflush(options_.out);
+        writer_->flush();
         stop = stop || events_->exit_requested();
       }
     }
   }
   events_->drain();
-  fflush(options_.out);
+  writer_->flush();
   close(ep);
   close(sfd);
   return Ok{};
@@ -250,10 +252,10 @@ Status Session::print_maps() {
   }
   if (snapshots.empty())
     return Ok{};
-  fputs("\n\n", options_.out);
+  writer_->exit_maps_begin();
   for (auto &snap : snapshots)
-    output::print_map_text(options_.out, snap);
-  fflush(options_.out);
+    writer_->map(snap, 0, 1);
+  writer_->flush();
   return Ok{};
 }
 

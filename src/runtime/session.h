@@ -14,12 +14,15 @@
 #include "child.h"
 #include "events.h"
 #include "manifest.h"
+#include "options.h"
+#include "output/writer.h"
 #include "result.h"
 
 namespace rbt::runtime {
 
 struct SessionOptions {
   std::FILE *out = stdout;
+  OutputFormat format = OutputFormat::Text;  // -f: text or json, for everything on `out`
   bool quiet = false;          // -q: no banner
   bool verbose = false;        // -v: libbpf's messages and full verifier logs
   pid_t pid = -1;              // -p
@@ -56,6 +59,7 @@ private:
 
   Manifest manifest_;
   SessionOptions options_;
+  std::unique_ptr<output::Writer> writer_;
   bpf_object *obj_ = nullptr;
   std::vector<Link> links_;
   std::unique_ptr<EventReader> events_;

@@ -21,7 +21,41 @@ Type TypeChecker::check_cpu(const Builtin &) { return u32(); }
 Type TypeChecker::check_rand(const Builtin &) { return u32(); }
 Type TypeChecker::check_nsecs(const Builtin &) { return u64(); }
 Type TypeChecker::check_cgroup(const Builtin &) { return u64(); }
-Type TypeChecker::check_curtask(const Builtin &) { return u64(); }
+// A task_struct pointer when the kernel's BTF describes it, else a plain address.
+Type TypeChecker::check_curtask(const Builtin &) {
+  const RecordLayout *task = env_.kernel_struct ? env_.kernel_struct("task_struct") : nullptr;
+  if (!task)
+    return u64();
+  return Type::pointer(Type::record_of("task_struct", task->size, true, false), false);
+}
+
+Type TypeChecker::check_args(const Builtin &node) {
+  const RecordLayout *first = nullptr;
+  for (auto &p : info_.probes[probe_]) {
+    if (p.kind != ProbeKind::Tracepoint) {
+      diags_.error(node.range, std::string("args is only available in tracepoint probes, not in ") +
+                                   probe_kind_name(p.kind));
+      return Type::none();
+    }
+    const RecordLayout *layout = env_.tracepoint_format ? env_.tracepoint_format(p) : nullptr;
+    if (!layout) {
+      diags_.error(node.range, "the format of " + p.name + " is unknown");
+      return Type::none();
+    }
+    // One program body serves every attach point, so their records must agree.
+    if (first && (first->size != layout->size || first->fields.size() != layout->fields.size())) {
+      diags_.error(node.range, "args differs between " + first->name + " and " + layout->name +
+                                   "; use separate probes");
+      return Type::none();
+    }
+    if (!first)
+      first = layout;
+  }
+  if (!first)
+    return Type::none();
+  info_.records[first->name] = first;
+  return Type::record_of(first->name, first->size, false, probe_reads_user_space());
+}
 Type TypeChecker::check_comm(const Builtin &) { return Type::string(16); }
 
 Type TypeChecker::check_probe(const Builtin &) {
@@ -55,10 +89,6 @@ Type TypeChecker::check_arg(const Builtin &node) {
       diags_.error(node.range, node.name + " is not available: " + probe_kind_name(p.kind) +
                                    " arguments are arg0 to arg5 (the registers of the calling "
                                    "convention)");
-      return Type::none();
-    }
-    if (p.kind == ProbeKind::Usdt) {
-      diags_.error(node.range, "USDT arguments are not supported yet");
       return Type::none();
     }
   }
@@ -142,6 +172,31 @@ Type TypeChecker::check_del(const Call &call) {
                                  (m.key.is_none() ? std::string("no key") : "keys of type " + m.key.name()) +
                                  ", not " + (key.is_none() ? std::string("no key") : key.name()));
   return Type::void_type();
+}
+
+// str(p[, n]): the NUL-terminated string at address p (or a string value), at most n bytes.
+Type TypeChecker::check_str(const Call &call) {
+  Type arg = check_expr(*call.args[0]);
+  uint32_t size = kDefaultStrlen;
+  if (call.args.size() == 2) {
+    check_expr(*call.args[1]);
+    auto n = const_int(*call.args[1]);
+    if (!n || *n <= 0 || *n > 1024) {
+      diags_.error(call.args[1]->range, "str()'s length must be an integer literal from 1 to 1024");
+      return Type::none();
+    }
+    size = static_cast<uint32_t>(*n) + 1;  // n characters and the terminator
+  }
+  if (arg.is_none())
+    return arg;
+  if (arg.is_string())
+    return Type::string(std::min(size, arg.size));
+  if (!arg.is_scalar()) {
+    diags_.error(call.args[0]->range, "str() needs an address or a string, not " + arg.name());
+    return Type::none();
+  }
+  info_.user_space[&call] = arg.is_pointer() ? arg.user_space : probe_reads_user_space();
+  return Type::string(size);
 }
 
 Type TypeChecker::check_count(const Call &) { return Type::aggregation(TypeKind::Count); }

@@ -39,9 +39,16 @@ struct SemaInfo {
   std::unordered_map<const ast::Node *, VarInfo *> vars;        // Var and AssignVar nodes
   std::vector<std::unique_ptr<VarInfo>> var_storage;
   std::vector<Diagnostic> attach_errors;  // attach points that did not parse or expand
+  std::map<std::string, const RecordLayout *> records;  // tracepoint `args` records by name
+  std::unordered_map<const ast::Node *, const FieldLayout *> fields;  // FieldAccess → field
+  // str() calls and casts: whether the address they read is in user space.
+  std::unordered_map<const ast::Node *, bool> user_space;
 
   const Type &type_of(const ast::Node *n) const;
 };
+
+// Length of str() results without an explicit length (bpftrace's max_strlen default).
+constexpr uint32_t kDefaultStrlen = 64;
 
 // What the checker may know about the machine and the command line. The driver fills it from
 // the runtime (probe expansion, tracepoint formats, kernel BTF), so this library needs neither

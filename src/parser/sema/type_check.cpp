@@ -143,6 +143,10 @@ void TypeChecker::check_assign_map(const AssignMap &assign) {
     diags_.error(assign.value->range, "this expression has no value to assign");
     return;
   }
+  if (value.is_record()) {
+    diags_.error(assign.value->range, "a struct cannot be stored in a map; store its fields");
+    return;
+  }
   if (value.is_none())
     return;
   record_map(*assign.map, key, storage_type(value), assign.value->range);
@@ -216,6 +220,11 @@ void TypeChecker::check_assign_var(const AssignVar &assign) {
     diags_.error(assign.value->range, "an aggregation can only be stored in a map");
     return;
   }
+  if (t.is_record()) {
+    diags_.error(assign.value->range, "a struct cannot be stored in a variable; store its fields "
+                                      "or a pointer to it");
+    return;
+  }
   VarInfo *var = nullptr;
   for (auto s = scopes_.rbegin(); s != scopes_.rend() && !var; ++s) {
     auto it = s->find(assign.var->name);
@@ -250,7 +259,7 @@ void TypeChecker::check_assign_var(const AssignVar &assign) {
 }
 
 bool TypeChecker::expect_int(const Expr &e, const Type &t, const std::string &what) {
-  if (t.is_none() || t.is_int())
+  if (t.is_none() || t.is_scalar())
     return true;
   diags_.error(e.range, what + " must be an integer, not " + t.name());
   return false;
@@ -357,11 +366,68 @@ Type TypeChecker::check_expr(const Expr &expr) {
   case NodeKind::FieldAccess:
     t = check_field_access(static_cast<const FieldAccess &>(expr));
     break;
+  case NodeKind::Cast:
+    t = check_cast(static_cast<const Cast &>(expr));
+    break;
   default:
     assert(false && "not an expression");
   }
   info_.types[&expr] = t;
   return t;
+}
+
+namespace {
+
+// The rbt type of a C field. `remote`: the record was reached through a pointer, so an
+// embedded struct is too; `user_space`: which memory the pointer addresses.
+Type field_type(const FieldLayout &f, bool remote, bool user_space) {
+  switch (f.kind) {
+  case FieldLayout::Kind::Int:
+    if (f.size == 1 || f.size == 2 || f.size == 4 || f.size == 8)
+      return Type::integer(f.size * 8, f.is_signed);
+    return Type::none();
+  case FieldLayout::Kind::CharArray:
+    return Type::string(f.count);
+  case FieldLayout::Kind::DataLoc:
+    return remote ? Type::none() : Type::string(kDefaultStrlen);
+  case FieldLayout::Kind::Record:
+    return Type::record_of(f.type_name, f.size, remote, user_space);
+  case FieldLayout::Kind::Pointer: {
+    Type pointee;
+    if (f.pointee && f.pointee->kind == FieldLayout::Kind::Record)
+      pointee = Type::record_of(f.pointee->type_name, f.pointee->size, true, user_space);
+    else if (f.pointee && f.pointee->kind == FieldLayout::Kind::Int && f.pointee->size)
+      pointee = Type::integer(f.pointee->size * 8, f.pointee->is_signed);
+    return Type::pointer(pointee, user_space);
+  }
+  default:
+    return Type::none();
+  }
+}
+
+}  // namespace
+
+bool TypeChecker::probe_reads_user_space() const {
+  auto it = info_.probes.find(probe_);
+  if (it == info_.probes.end() || it->second.empty())
+    return false;
+  const ProbeDesc &p = it->second.front();
+  switch (p.kind) {
+  case ProbeKind::Uprobe:
+  case ProbeKind::Uretprobe:
+  case ProbeKind::Usdt:
+    return true;
+  case ProbeKind::Tracepoint:
+    return p.target == "syscalls";  // syscall arguments are user addresses
+  default:
+    return false;
+  }
+}
+
+const RecordLayout *TypeChecker::record_layout(const Type &record) {
+  if (auto it = info_.records.find(record.record); it != info_.records.end())
+    return it->second;
+  return env_.kernel_struct ? env_.kernel_struct(record.record) : nullptr;
 }
 
 Type TypeChecker::check_field_access(const FieldAccess &fa) {
@@ -375,8 +441,74 @@ Type TypeChecker::check_field_access(const FieldAccess &fa) {
     diags_.error(fa.range, "tuple index " + fa.field + " is out of range for " + base.name());
     return Type::none();
   }
-  diags_.error(fa.range, "cannot access field '" + fa.field + "' of a value of type " + base.name());
-  return Type::none();
+  Type record;
+  if (base.is_pointer() && !base.elems.empty() && base.elems[0].is_record()) {
+    if (!fa.arrow) {
+      diags_.error(fa.range, "'" + base.name() + "' is a pointer: use -> to reach its field '" +
+                                 fa.field + "'");
+      return Type::none();
+    }
+    record = base.elems[0];
+  } else if (base.is_record()) {
+    // `args->field` is the 0.17 spelling of `args.field`: allow -> on a record in the context.
+    if (fa.arrow && base.remote) {
+      diags_.error(fa.range, "'" + base.name() + "' is not a pointer: use . to reach its field");
+      return Type::none();
+    }
+    record = base;
+  } else {
+    diags_.error(fa.range, "cannot access field '" + fa.field + "' of a value of type " +
+                               base.name());
+    return Type::none();
+  }
+  const RecordLayout *layout = record_layout(record);
+  if (!layout) {
+    diags_.error(fa.range, "the layout of " + record.name() +
+                               " is unknown (the kernel has no BTF for it)");
+    return Type::none();
+  }
+  const FieldLayout *field = layout->find(fa.field);
+  if (!field) {
+    diags_.error(fa.range, record.name() + " has no field '" + fa.field + "'");
+    return Type::none();
+  }
+  if (field->bit_size) {
+    diags_.error(fa.range, "bit field '" + fa.field + "' cannot be read yet");
+    return Type::none();
+  }
+  Type t = field_type(*field, record.remote, record.user_space);
+  if (t.is_none())
+    diags_.error(fa.range, "field '" + fa.field + "' has a type rbt cannot read yet (" +
+                               field->type_name + ")");
+  info_.fields[&fa] = field;
+  return t;
+}
+
+Type TypeChecker::check_cast(const Cast &cast) {
+  Type operand = check_expr(*cast.operand);
+  if (operand.is_none())
+    return operand;
+  if (!operand.is_scalar()) {
+    diags_.error(cast.range, "cannot cast a value of type " + operand.name());
+    return Type::none();
+  }
+  bool user = operand.is_pointer() ? operand.user_space : probe_reads_user_space();
+  info_.user_space[&cast] = user;
+  Type target;
+  if (cast.is_struct) {
+    const RecordLayout *layout = env_.kernel_struct ? env_.kernel_struct(cast.type_name) : nullptr;
+    if (!layout) {
+      diags_.error(cast.range, "unknown struct '" + cast.type_name + "'");
+      return Type::none();
+    }
+    return Type::pointer(Type::record_of(cast.type_name, layout->size, true, user), user);
+  }
+  if (cast.type_name == "bool")
+    target = Type::boolean();
+  else
+    target = Type::integer(std::stoi(cast.type_name.substr(cast.type_name[0] == 'u' ? 4 : 3)),
+                           cast.type_name[0] != 'u');
+  return cast.is_pointer ? Type::pointer(target, user) : target;
 }
 
 Type TypeChecker::check_binary(const Binary &bin) {
@@ -393,7 +525,7 @@ Type TypeChecker::check_binary(const Binary &bin) {
   std::string op = binary_op_spelling(bin.op);
   if (a.is_string() && b.is_string() && (bin.op == BinaryOp::Eq || bin.op == BinaryOp::Ne))
     return Type::boolean();
-  if (!a.is_int() || !b.is_int()) {
+  if (!a.is_scalar() || !b.is_scalar()) {
     diags_.error(bin.range, "type mismatch for '" + op + "': " + a.name() + " " + op + " " +
                                 b.name() +
                                 (a.is_string() && b.is_string()

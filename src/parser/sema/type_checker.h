@@ -41,9 +41,19 @@ private:
   Type check_map_key(const ast::MapRef &map);
   Type check_builtin_var(const ast::Builtin &node);
   Type check_field_access(const ast::FieldAccess &fa);
+  Type check_cast(const ast::Cast &cast);
+  // The layout behind a Record type (a tracepoint's args or a kernel struct), or null.
+  const RecordLayout *record_layout(const Type &record);
+  // Whether addresses read in the current probe are in user space (uprobes, usdt, syscalls).
+  bool probe_reads_user_space() const;
   void record_map(const ast::MapRef &map, const Type &key, const Type &value,
                   const SourceRange &value_range);
 
+  // Checks `call.args[first]` as a printf-style format literal and the rest as its values
+  // (check_actions.cpp: cat, system); `what` names the function in messages.
+  bool check_format_args(const ast::Call &call, size_t first, const std::string &what);
+  // The map of print/clear/zero: null (after reporting) unless `e` is a map without keys.
+  const ast::MapRef *action_map(const ast::Expr &e, const std::string &what);
   bool expect_int(const ast::Expr &e, const Type &t, const std::string &what);
   std::optional<int64_t> const_int(const ast::Expr &e);
 

@@ -5,6 +5,7 @@
 #include <cerrno>
 
 #include "attach.h"
+#include "probe_expansion.h"
 #include "symbols/elf_file.h"
 #include "symbols/library_resolver.h"
 #include "symbols/usdt_notes.h"
@@ -35,7 +36,12 @@ std::string hex(uint64_t v) {
 // plus the probe's offset, through the PT_LOAD segment that holds it.
 Result<uint64_t> uprobe_file_offset(const ProbeDesc &probe, const ElfFile &elf) {
   uint64_t vaddr = probe.offset;
-  if (!probe.func.empty()) {
+  // Expanded probes carry an address in `offset` with no func; unexpanded ones still say
+  // "0x4a0" in func.
+  auto address = probe.offset == 0 ? parse_uprobe_address(probe.func) : std::nullopt;
+  if (address) {
+    vaddr = *address;
+  } else if (!probe.func.empty()) {
     const ElfSymbol *sym = elf.find(probe.func);
     if (!sym)
       return make_error("", "no symbol '" + probe.func + "' in " + elf.path(),

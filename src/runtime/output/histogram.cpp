@@ -35,7 +35,9 @@ std::string lhist_bucket_label(const Type &t, size_t index, size_t count) {
   return "[" + std::to_string(lo) + ", " + std::to_string(hi) + ")";
 }
 
-std::string format_histogram(const Type &t, const std::vector<uint64_t> &buckets) {
+std::string format_histogram(const Type &t, const std::vector<uint64_t> &buckets, uint64_t div) {
+  if (t.kind != TypeKind::Hist || div == 0)
+    div = 1;
   size_t first = buckets.size(), last = 0;
   uint64_t max = 0;
   for (size_t i = 0; i < buckets.size(); i++) {
@@ -54,7 +56,7 @@ std::string format_histogram(const Type &t, const std::vector<uint64_t> &buckets
     size_t bar = static_cast<size_t>(static_cast<unsigned __int128>(buckets[i]) * 52 / max);
     char row[64];
     snprintf(row, sizeof(row), "%-16s%8llu |", label.c_str(),
-             static_cast<unsigned long long>(buckets[i]));
+             static_cast<unsigned long long>(buckets[i] / div));
     out += row;
     out += std::string(bar, '@') + std::string(52 - bar, ' ') + "|\n";
   }

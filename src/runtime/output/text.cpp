@@ -44,33 +44,64 @@ std::string format_key(const MapDesc &d, const MapEntry &e) {
   return d.name + "[" + k + "]";
 }
 
-std::string format_signed(const Type &t, int64_t v) {
-  return t.is_signed ? std::to_string(v) : std::to_string(static_cast<uint64_t>(v));
+// `v / div` in the signedness of `is_signed`; div 0 is treated as 1 (nothing to divide by).
+std::string divided(int64_t v, bool is_signed, uint64_t div) {
+  if (div == 0)
+    div = 1;
+  if (is_signed)
+    return std::to_string(div > static_cast<uint64_t>(INT64_MAX) ? 0 : v / static_cast<int64_t>(div));
+  return std::to_string(static_cast<uint64_t>(v) / div);
 }
 
-std::string format_entry_value(const MapDesc &d, const MapEntry &e) {
+int64_t average(const MapEntry &e) {
+  return e.u64(1) ? e.i64(0) / static_cast<int64_t>(e.u64(1)) : 0;
+}
+
+std::string format_entry_value(const MapDesc &d, const MapEntry &e, uint64_t div) {
   const Type &t = d.value;
   switch (t.kind) {
+  case TypeKind::Stats: {
+    StatsValue s = entry_stats(d, e, div);
+    return "{ .count = " + s.count + ", .average = " + s.average + ", .total = " + s.total + " }";
+  }
   case TypeKind::Count:
-    return std::to_string(e.u64(0));
   case TypeKind::Sum:
   case TypeKind::Min:
   case TypeKind::Max:
-    return format_signed(t, e.i64(0));
   case TypeKind::Avg:
-    return std::to_string(e.u64(1) ? e.i64(0) / static_cast<int64_t>(e.u64(1)) : 0);
-  case TypeKind::Stats: {
-    int64_t count = e.i64(1), total = e.i64(0);
-    return "{ .count = " + std::to_string(count) +
-           ", .average = " + std::to_string(count ? total / count : 0) +
-           ", .total = " + std::to_string(total) + " }";
-  }
+  case TypeKind::Int:
+    return entry_number(d, e, div);
   default:
     return format_value(t, e.value.data());
   }
 }
 
 }  // namespace
+
+std::string entry_number(const MapDesc &d, const MapEntry &e, uint64_t div) {
+  const Type &t = d.value;
+  switch (t.kind) {
+  case TypeKind::Count:
+    return divided(e.i64(0), false, div);
+  case TypeKind::Avg:
+    return divided(average(e), true, div);
+  case TypeKind::Int:
+    return divided(load_int(t, e.value.data()), t.is_signed, div);
+  default:  // sum, min, max keep the signedness of their argument
+    return divided(e.i64(0), t.is_signed, div);
+  }
+}
+
+StatsValue entry_stats(const MapDesc &, const MapEntry &e, uint64_t div) {
+  return {std::to_string(e.i64(1)), divided(average(e), true, div), std::to_string(e.i64(0))};
+}
+
+std::vector<uint64_t> entry_buckets(const MapDesc &d, const MapEntry &e) {
+  std::vector<uint64_t> buckets(runtime::bucket_count(d.value));
+  for (size_t i = 0; i < buckets.size(); i++)
+    buckets[i] = e.u64(i);
+  return buckets;
+}
 
 void sort_entries(MapSnapshot &snap) {
   const MapDesc &d = *snap.desc;
@@ -85,23 +116,53 @@ void sort_entries(MapSnapshot &snap) {
   });
 }
 
-void print_map_text(std::FILE *out, MapSnapshot &snap) {
+void keep_top(MapSnapshot &snap, uint64_t top) {
+  if (top == 0 || snap.desc->value.kind == TypeKind::Stats || snap.entries.size() <= top)
+    return;
+  snap.entries.erase(snap.entries.begin(),
+                     snap.entries.end() - static_cast<std::ptrdiff_t>(top));
+}
+
+void print_map_text(std::FILE *out, MapSnapshot &snap, uint64_t top, uint64_t div) {
   const MapDesc &d = *snap.desc;
   sort_entries(snap);
+  keep_top(snap, top);
   for (const MapEntry &e : snap.entries) {
     std::string name = format_key(d, e);
     if (d.value.is_histogram()) {
-      std::vector<uint64_t> buckets(runtime::bucket_count(d.value));
-      for (size_t i = 0; i < buckets.size(); i++)
-        buckets[i] = e.u64(i);
-      fprintf(out, "%s:\n%s\n", name.c_str(), format_histogram(d.value, buckets).c_str());
+      fprintf(out, "%s:\n%s\n", name.c_str(),
+              format_histogram(d.value, entry_buckets(d, e), div).c_str());
       continue;
     }
-    fprintf(out, "%s: %s\n", name.c_str(), format_entry_value(d, e).c_str());
+    fprintf(out, "%s: %s\n", name.c_str(), format_entry_value(d, e, div).c_str());
   }
   // bpftrace separates avg and stats maps from what follows with an empty line.
   if (d.value.kind == TypeKind::Avg || d.value.kind == TypeKind::Stats)
     fputc('\n', out);
 }
+
+void TextWriter::attached_probes(size_t count) {
+  if (!quiet_)
+    fprintf(stderr, "Attached %zu probe%s\n", count, count == 1 ? "" : "s");
+}
+
+void TextWriter::message(MessageKind, const std::string &text) {
+  fwrite(text.data(), 1, text.size(), out_);
+}
+
+void TextWriter::value(const Type &type, const uint8_t *bytes) {
+  fprintf(out_, "%s\n", format_value(type, bytes).c_str());
+}
+
+void TextWriter::map(MapSnapshot &snapshot, uint64_t top, uint64_t div) {
+  // print() of an empty map is an empty line in bpftrace (the map's lines, then a newline).
+  if (snapshot.entries.empty()) {
+    fputc('\n', out_);
+    return;
+  }
+  print_map_text(out_, snapshot, top, div);
+}
+
+void TextWriter::exit_maps_begin() { fputs("\n\n", out_); }
 
 }  // namespace rbt::output

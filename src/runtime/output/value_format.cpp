@@ -1,5 +1,6 @@
 #include "value_format.h"
 
+#include <cstdio>
 #include <cstring>
 
 namespace rbt::output {
@@ -40,6 +41,11 @@ std::string format_value(const Type &t, const uint8_t *p) {
   }
   case TypeKind::String:
     return load_string(t, p);
+  case TypeKind::Pointer: {
+    char buf[24];
+    snprintf(buf, sizeof(buf), "0x%llx", static_cast<unsigned long long>(load_int(t, p)));
+    return buf;
+  }
   case TypeKind::Tuple: {
     std::string s = "(";
     for (size_t i = 0; i < t.elems.size(); i++)

@@ -188,16 +188,14 @@ std::vector<const ElfSymbol *> ElfFile::match(const std::string &glob) const {
 }
 
 std::optional<std::string> ElfFile::symbolize(uint64_t vaddr) const {
-  // The last symbol starting at or before vaddr; step back over zero-sized or smaller
-  // neighbours at the same address range only as far as symbols can still cover vaddr.
+  // Walk back from the last symbol starting at or before vaddr: a small symbol (a local label)
+  // may start between a function's start and vaddr. Give up 1 MiB back; no function is larger.
   auto it = std::upper_bound(symbols_.begin(), symbols_.end(), vaddr,
                              [](uint64_t v, const ElfSymbol &s) { return v < s.value; });
   while (it != symbols_.begin()) {
     --it;
     if (vaddr < it->value + std::max<uint64_t>(it->size, 1))
       return it->name + "+" + std::to_string(vaddr - it->value);
-    // Symbols are sorted by start; an earlier, larger one (a function containing a local
-    // label symbol) may still cover vaddr, but one that far back is rare: look a few back.
     if (vaddr - it->value > (1u << 20))
       break;
   }

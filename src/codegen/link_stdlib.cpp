@@ -1,0 +1,59 @@
+#include "link_stdlib.h"
+
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/Linker/Linker.h>
+#include <llvm/Support/MemoryBuffer.h>
+
+#include <set>
+
+// Blobs embedded by stdlib/bpf/CMakeLists.txt.
+extern "C" const char rbt_stdlib_usdt_start[], rbt_stdlib_usdt_end[];
+
+namespace rbt::codegen {
+
+namespace {
+
+struct Blob {
+  std::string_view name;
+  const char *start, *end;
+};
+
+const Blob kBlobs[] = {
+    {"usdt", rbt_stdlib_usdt_start, rbt_stdlib_usdt_end},
+};
+
+}  // namespace
+
+Status link_stdlib(llvm::Module &module, std::string_view library) {
+  const Blob *blob = nullptr;
+  for (auto &b : kBlobs)
+    if (b.name == library)
+      blob = &b;
+  if (!blob)
+    return make_error("linking the BPF library", "no library '" + std::string(library) + "'");
+
+  llvm::MemoryBufferRef buffer(llvm::StringRef(blob->start, blob->end - blob->start),
+                               std::string(library));
+  auto parsed = llvm::parseBitcodeFile(buffer, module.getContext());
+  if (!parsed)
+    return make_error("linking the BPF library " + std::string(library),
+                      llvm::toString(parsed.takeError()));
+  std::unique_ptr<llvm::Module> lib = std::move(*parsed);
+  lib->setTargetTriple(module.getTargetTriple());
+  lib->setDataLayout(module.getDataLayout());
+
+  // Programs of the script are the module's functions with a section; everything that arrives
+  // from the library is a helper for them.
+  std::set<std::string> programs;
+  for (auto &fn : module.functions())
+    if (!fn.isDeclaration() && fn.hasSection())
+      programs.insert(fn.getName().str());
+  if (llvm::Linker::linkModules(module, std::move(lib), llvm::Linker::Flags::LinkOnlyNeeded))
+    return make_error("linking the BPF library " + std::string(library), "LLVM's linker failed");
+  for (auto &fn : module.functions())
+    if (!fn.isDeclaration() && !programs.count(fn.getName().str()))
+      fn.setLinkage(llvm::GlobalValue::InternalLinkage);
+  return Ok{};
+}
+
+}  // namespace rbt::codegen

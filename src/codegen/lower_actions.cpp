@@ -1,0 +1,95 @@
+// Actions carried out by the runtime (print, clear, zero, time, cat, system): the BPF side
+// only registers an ActionDesc and sends its event with the values the runtime needs.
+
+#include "lowering.h"
+
+namespace rbt::codegen {
+
+using namespace ast;
+
+void Lowering::emit_action(ActionDesc action, const std::vector<const Expr *> &args) {
+  std::vector<Type> types;
+  for (const Expr *a : args)
+    types.push_back(sema::storage_type(type_of(a)));
+  action.args = Type::tuple(std::move(types));
+  Type layout = action.args;
+  uint64_t id = resources_.add_action(std::move(action));
+  emit_event(id, args, layout);
+}
+
+llvm::Value *Lowering::lower_print(const Call &call) {
+  auto *map = dyn_cast<MapRef>(call.args[0]);
+  if (!map || !map->keys.empty()) {
+    ActionDesc action;
+    action.kind = ActionKind::PrintValue;
+    emit_action(std::move(action), {call.args[0]});
+    return nullptr;
+  }
+  // print(@m[, top[, div]]): the payload is (top, div), 0 = every entry, 1 = undivided.
+  ActionDesc action;
+  action.kind = ActionKind::Print;
+  action.map = resources_.map_index(map->name);
+  action.args = Type::tuple({Type::integer(64, false), Type::integer(64, false)});
+  Type layout = action.args;
+  uint64_t id = resources_.add_action(std::move(action));
+  llvm::Value *event = b_.stack_slot(8 + layout.size, "event");
+  b_.CreateStore(b_.getInt64(id), event);
+  llvm::Value *top = call.args.size() > 1 ? lower_expr(*call.args[1]) : b_.getInt64(0);
+  llvm::Value *div = call.args.size() > 2 ? lower_expr(*call.args[2]) : b_.getInt64(1);
+  b_.store_int(b_.byte_ptr(event, 8 + layout.offsets[0]), top, 8);
+  b_.store_int(b_.byte_ptr(event, 8 + layout.offsets[1]), div, 8);
+  b_.ringbuf_output(resources_.ringbuf(), event, 8 + layout.size);
+  return nullptr;
+}
+
+namespace {
+ActionDesc map_action(ActionKind kind, int map) {
+  ActionDesc action;
+  action.kind = kind;
+  action.map = map;
+  return action;
+}
+}  // namespace
+
+llvm::Value *Lowering::lower_clear(const Call &call) {
+  auto &map = static_cast<const MapRef &>(*call.args[0]);
+  emit_action(map_action(ActionKind::Clear, resources_.map_index(map.name)), {});
+  return nullptr;
+}
+
+llvm::Value *Lowering::lower_zero(const Call &call) {
+  auto &map = static_cast<const MapRef &>(*call.args[0]);
+  emit_action(map_action(ActionKind::Zero, resources_.map_index(map.name)), {});
+  return nullptr;
+}
+
+llvm::Value *Lowering::lower_time(const Call &call) {
+  ActionDesc action;
+  action.kind = ActionKind::Time;
+  action.text = call.args.empty() ? "%H:%M:%S\n" : static_cast<const StrLit *>(call.args[0])->value;
+  emit_action(std::move(action), {});
+  return nullptr;
+}
+
+llvm::Value *Lowering::lower_cat(const Call &call) {
+  ActionDesc action;
+  action.kind = ActionKind::Cat;
+  if (auto *fmt = dyn_cast<StrLit>(call.args[0])) {
+    action.text = fmt->value;
+    emit_action(std::move(action), {call.args.begin() + 1, call.args.end()});
+  } else {
+    action.text = "%s";  // cat($path): the path is the only value
+    emit_action(std::move(action), {call.args[0]});
+  }
+  return nullptr;
+}
+
+llvm::Value *Lowering::lower_system(const Call &call) {
+  ActionDesc action;
+  action.kind = ActionKind::System;
+  action.text = static_cast<const StrLit *>(call.args[0])->value;
+  emit_action(std::move(action), {call.args.begin() + 1, call.args.end()});
+  return nullptr;
+}
+
+}  // namespace rbt::codegen

@@ -1,0 +1,29 @@
+#include "machine_types.h"
+
+#include "probe_expansion.h"
+#include "tracepoint_format.h"
+
+namespace rbt {
+
+const RecordLayout *MachineTypes::tracepoint_format(const ProbeDesc &probe) {
+  auto [it, inserted] = tracepoints_.try_emplace(probe.name);
+  if (inserted) {
+    auto format = runtime::read_tracepoint_format(probe.target, probe.func);
+    if (format)
+      it->second = std::make_unique<RecordLayout>(std::move(*format));
+  }
+  return it->second.get();
+}
+
+sema::Environment MachineTypes::environment(const Options &options) {
+  sema::Environment env;
+  env.unsafe = options.unsafe;
+  env.positional = options.args;
+  pid_t pid = options.pid;
+  env.expand_probe = [pid](const ProbeDesc &p) { return runtime::expand_probe(p, pid); };
+  env.tracepoint_format = [this](const ProbeDesc &p) { return tracepoint_format(p); };
+  env.kernel_struct = [this](const std::string &name) { return kernel_.find_struct(name); };
+  return env;
+}
+
+}  // namespace rbt

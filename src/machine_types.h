@@ -1,0 +1,28 @@
+#pragma once
+// Answers the type checker's questions about this machine (sema::Environment) from the
+// runtime: tracepoint formats from tracefs, kernel structs from BTF, probe expansion. Lives in
+// the driver, the one place that may see both the parser and the runtime.
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "btf_types.h"
+#include "options.h"
+#include "sema/sema.h"
+
+namespace rbt {
+
+class MachineTypes {
+public:
+  // The environment for `options`; valid while this object lives.
+  sema::Environment environment(const Options &options);
+
+private:
+  const RecordLayout *tracepoint_format(const ProbeDesc &probe);
+
+  runtime::KernelTypes kernel_;
+  std::map<std::string, std::unique_ptr<RecordLayout>> tracepoints_;
+};
+
+}  // namespace rbt

@@ -1,0 +1,111 @@
+#include "btf_types.h"
+
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+namespace rbt::runtime {
+
+namespace {
+
+// Follows typedefs and qualifiers to the type that gives a member its shape.
+const btf_type *resolve(const btf *b, uint32_t &id) {
+  const btf_type *t = btf__type_by_id(b, id);
+  while (t && (btf_is_typedef(t) || btf_is_const(t) || btf_is_volatile(t) || btf_is_restrict(t) ||
+               btf_is_type_tag(t) || btf_is_decl_tag(t))) {
+    id = t->type;
+    t = btf__type_by_id(b, id);
+  }
+  return t;
+}
+
+FieldLayout describe(const btf *b, uint32_t type_id, int depth);
+
+void add_members(const btf *b, const btf_type *t, uint32_t base_offset, RecordLayout &out) {
+  const btf_member *m = btf_members(t);
+  for (int i = 0; i < btf_vlen(t); i++, m++) {
+    uint32_t bit_off = btf_member_bit_offset(t, i);
+    uint32_t bit_size = btf_member_bitfield_size(t, i);
+    const char *name = btf__name_by_offset(b, m->name_off);
+    uint32_t id = m->type;
+    const btf_type *mt = resolve(b, id);
+    if ((!name || !*name) && mt && (btf_is_struct(mt) || btf_is_union(mt))) {
+      add_members(b, mt, base_offset + bit_off / 8, out);  // anonymous: flatten
+      continue;
+    }
+    FieldLayout f = describe(b, m->type, 0);
+    f.name = name ? name : "";
+    f.offset = base_offset + bit_off / 8;
+    if (bit_size) {
+      f.bit_offset = bit_off % 8;
+      f.bit_size = bit_size;
+    }
+    out.fields.push_back(std::move(f));
+  }
+}
+
+FieldLayout describe(const btf *b, uint32_t type_id, int depth) {
+  FieldLayout f;
+  uint32_t id = type_id;
+  const btf_type *t = resolve(b, id);
+  if (!t)
+    return f;
+  const char *name = btf__name_by_offset(b, t->name_off);
+  f.type_name = name ? name : "";
+  if (btf_is_int(t) || btf_is_enum(t) || btf_is_enum64(t)) {
+    f.kind = FieldLayout::Kind::Int;
+    f.size = t->size;
+    f.is_signed = btf_is_int(t) ? (btf_int_encoding(t) & BTF_INT_SIGNED) != 0 : false;
+  } else if (btf_is_ptr(t)) {
+    f.kind = FieldLayout::Kind::Pointer;
+    f.size = 8;
+    if (depth < 1)
+      f.pointee = std::make_shared<FieldLayout>(describe(b, t->type, depth + 1));
+  } else if (btf_is_struct(t) || btf_is_union(t)) {
+    f.kind = FieldLayout::Kind::Record;
+    f.size = t->size;
+  } else if (btf_is_array(t)) {
+    const struct btf_array *a = btf_array(t);
+    uint32_t elem = a->type;
+    const btf_type *et = resolve(b, elem);
+    int64_t elem_size = btf__resolve_size(b, a->type);
+    bool chars = et && btf_is_int(et) && et->size == 1;
+    f.kind = chars ? FieldLayout::Kind::CharArray : FieldLayout::Kind::Array;
+    f.count = a->nelems;
+    f.size = static_cast<uint32_t>(elem_size > 0 ? elem_size * a->nelems : 0);
+  }
+  return f;
+}
+
+}  // namespace
+
+KernelTypes::~KernelTypes() { btf__free(btf_); }
+
+bool KernelTypes::load() {
+  if (!tried_) {
+    tried_ = true;
+    btf_ = btf__load_vmlinux_btf();
+    if (libbpf_get_error(btf_))
+      btf_ = nullptr;
+  }
+  return btf_ != nullptr;
+}
+
+const RecordLayout *KernelTypes::find_struct(const std::string &name) {
+  if (auto it = cache_.find(name); it != cache_.end())
+    return it->second.get();
+  if (!load())
+    return nullptr;
+  int id = btf__find_by_name_kind(btf_, name.c_str(), BTF_KIND_STRUCT);
+  if (id < 0)
+    id = btf__find_by_name_kind(btf_, name.c_str(), BTF_KIND_UNION);
+  if (id < 0)
+    return nullptr;
+  const btf_type *t = btf__type_by_id(btf_, id);
+  auto layout = std::make_unique<RecordLayout>();
+  layout->name = name;
+  layout->size = t->size;
+  add_members(btf_, t, 0, *layout);
+  return (cache_[name] = std::move(layout)).get();
+}
+
+}  // namespace rbt::runtime

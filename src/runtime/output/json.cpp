@@ -1,0 +1,244 @@
+#include "json.h"
+
+#include <algorithm>
+#include <cstdint>
+
+#include "text.h"
+#include "value_format.h"
+
+namespace rbt::output {
+
+using runtime::MapEntry;
+using runtime::MapSnapshot;
+
+namespace {
+
+// Length of the valid UTF-8 sequence starting at s[i], or 0 when it is not one.
+size_t utf8_sequence(std::string_view s, size_t i) {
+  unsigned char c = static_cast<unsigned char>(s[i]);
+  size_t n;
+  uint32_t cp;
+  if (c >= 0xc2 && c <= 0xdf) {
+    n = 2;
+    cp = c & 0x1f;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    n = 3;
+    cp = c & 0x0f;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    n = 4;
+    cp = c & 0x07;
+  } else {
+    return 0;
+  }
+  if (i + n > s.size())
+    return 0;
+  for (size_t k = 1; k < n; k++) {
+    unsigned char cc = static_cast<unsigned char>(s[i + k]);
+    if ((cc & 0xc0) != 0x80)
+      return 0;
+    cp = (cp << 6) | (cc & 0x3f);
+  }
+  // Overlong forms, surrogates and code points past U+10FFFF are not valid UTF-8.
+  if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+      (cp >= 0xd800 && cp <= 0xdfff))
+    return 0;
+  return n;
+}
+
+void append_u00(std::string &out, unsigned char c) {
+  static const char hex[] = "0123456789abcdef";
+  out += "\\u00";
+  out += hex[c >> 4];
+  out += hex[c & 0xf];
+}
+
+// Entries of a map as a JSON object body, or the single value of a map without keys.
+template <typename F> std::string entries(const MapSnapshot &snap, F value_of) {
+  const MapDesc &d = *snap.desc;
+  if (d.key.is_none())
+    return value_of(snap.entries.front());
+  std::string out = "{";
+  bool first = true;
+  for (const MapEntry &e : snap.entries) {
+    out += first ? "" : ", ";
+    first = false;
+    out += json_string(json_key(d.key, e.key.data())) + ": " + value_of(e);
+  }
+  return out + "}";
+}
+
+}  // namespace
+
+std::string json_string(std::string_view s) {
+  std::string out = "\"";
+  for (size_t i = 0; i < s.size(); i++) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    switch (c) {
+    case '"': out += "\\\""; continue;
+    case '\\': out += "\\\\"; continue;
+    case '\b': out += "\\b"; continue;
+    case '\f': out += "\\f"; continue;
+    case '\n': out += "\\n"; continue;
+    case '\r': out += "\\r"; continue;
+    case '\t': out += "\\t"; continue;
+    default: break;
+    }
+    if (c < 0x20 || c == 0x7f) {
+      append_u00(out, c);
+    } else if (c < 0x80) {
+      out += static_cast<char>(c);
+    } else if (size_t n = utf8_sequence(s, i)) {
+      out.append(s.substr(i, n));
+      i += n - 1;
+    } else {
+      append_u00(out, c);
+    }
+  }
+  return out + "\"";
+}
+
+std::string json_value(const Type &t, const uint8_t *p) {
+  switch (t.kind) {
+  case TypeKind::Bool:
+    return load_int(t, p) ? "true" : "false";
+  case TypeKind::Int:
+    return format_value(t, p);
+  case TypeKind::String:
+    return json_string(load_string(t, p));
+  case TypeKind::Tuple: {
+    std::string s = "[";
+    for (size_t i = 0; i < t.elems.size(); i++)
+      s += (i ? ", " : "") + json_value(t.elems[i], p + t.offsets[i]);
+    return s + "]";
+  }
+  default:
+    return "null";
+  }
+}
+
+std::string json_key(const Type &key, const uint8_t *p) {
+  if (!key.is_tuple())
+    return format_value(key, p);
+  std::string s;
+  for (size_t i = 0; i < key.elems.size(); i++)
+    s += (i ? "," : "") + format_value(key.elems[i], p + key.offsets[i]);
+  return s;
+}
+
+std::string json_buckets(const Type &t, const std::vector<uint64_t> &buckets, uint64_t div) {
+  if (t.kind != TypeKind::Hist || div == 0)
+    div = 1;  // as in text: lhist counts are never divided
+  size_t first = buckets.size(), last = 0;
+  for (size_t i = 0; i < buckets.size(); i++) {
+    if (buckets[i]) {
+      first = std::min(first, i);
+      last = i;
+    }
+  }
+  std::string out = "[";
+  for (size_t i = first; first < buckets.size() && i <= last; i++) {
+    // Closed bounds of bucket i; the first bucket has no lower bound, an lhist's last no upper.
+    std::string min, max;
+    if (t.kind == TypeKind::Hist) {
+      if (i == 0) {
+        max = "-1";
+      } else if (i <= 2) {
+        min = max = std::to_string(i - 1);
+      } else {
+        unsigned lo = static_cast<unsigned>(i - 2);  // [2^lo, 2^(lo+1) - 1]
+        min = std::to_string(1ull << lo);
+        max = std::to_string(lo + 1 >= 64 ? UINT64_MAX : (1ull << (lo + 1)) - 1);
+      }
+    } else if (i == 0) {
+      max = std::to_string(t.lhist_min - 1);
+    } else if (i == buckets.size() - 1) {
+      min = std::to_string(t.lhist_max);
+    } else {
+      int64_t lo = t.lhist_min + static_cast<int64_t>(i - 1) * t.lhist_step;
+      min = std::to_string(lo);
+      max = std::to_string(std::min(lo + t.lhist_step, t.lhist_max) - 1);
+    }
+    out += i == first ? "{" : ", {";
+    if (!min.empty())
+      out += "\"min\": " + min + ", ";
+    if (!max.empty())
+      out += "\"max\": " + max + ", ";
+    out += "\"count\": " + std::to_string(buckets[i] / div) + "}";
+  }
+  return out + "]";
+}
+
+std::string json_object(std::string_view type, std::string_view data) {
+  std::string out = "{\"type\": ";
+  out += json_string(type);
+  out += ", \"data\": ";
+  out += data;
+  out += "}";
+  return out;
+}
+
+std::string json_map(MapSnapshot &snap, uint64_t top, uint64_t div) {
+  if (snap.entries.empty())
+    return {};
+  const MapDesc &d = *snap.desc;
+  sort_entries(snap);
+  keep_top(snap, top);
+  std::string type, body;
+  if (d.value.is_histogram()) {
+    type = "hist";
+    body = entries(snap, [&](const MapEntry &e) {
+      return json_buckets(d.value, entry_buckets(d, e), div);
+    });
+  } else if (d.value.kind == TypeKind::Stats) {
+    type = "stats";
+    body = entries(snap, [&](const MapEntry &e) {
+      StatsValue s = entry_stats(d, e, div);
+      return "{\"count\": " + s.count + ", \"average\": " + s.average + ", \"total\": " + s.total +
+             "}";
+    });
+  } else if (d.value.kind == TypeKind::Avg) {
+    type = "stats";
+    body = entries(snap, [&](const MapEntry &e) { return entry_number(d, e, div); });
+  } else {
+    type = "map";
+    body = entries(snap, [&](const MapEntry &e) {
+      switch (d.value.kind) {
+      case TypeKind::Count:
+      case TypeKind::Sum:
+      case TypeKind::Min:
+      case TypeKind::Max:
+      case TypeKind::Int:
+        return entry_number(d, e, div);
+      default:
+        return json_value(d.value, e.value.data());
+      }
+    });
+  }
+  return json_object(type, "{" + json_string(d.name) + ": " + body + "}");
+}
+
+void JsonWriter::line(const std::string &object) {
+  fwrite(object.data(), 1, object.size(), out_);
+  fputc('\n', out_);
+}
+
+void JsonWriter::attached_probes(size_t count) {
+  if (!quiet_)
+    line(json_object("attached_probes", "{\"probes\": " + std::to_string(count) + "}"));
+}
+
+void JsonWriter::message(MessageKind kind, const std::string &text) {
+  line(json_object(message_kind_name(kind), json_string(text)));
+}
+
+void JsonWriter::value(const Type &type, const uint8_t *bytes) {
+  line(json_object("value", json_value(type, bytes)));
+}
+
+void JsonWriter::map(MapSnapshot &snapshot, uint64_t top, uint64_t div) {
+  std::string object = json_map(snapshot, top, div);
+  if (!object.empty())
+    line(object);
+}
+
+}  // namespace rbt::output
