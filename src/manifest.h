@@ -57,9 +57,18 @@ struct MapDesc {
   uint32_t bpf_value_size() const { return value.size; }
 };
 
+// A BPF_MAP_TYPE_STACK_TRACE map serving kstack/ustack of one depth.
+struct StackMapDesc {
+  std::string bpf_name;
+  bool user = false;
+  uint32_t depth = 0;
+};
+
 // Events in the ring buffer start with a u64 id; the payload follows at offset 8.
 enum class EventId : uint64_t {
   Exit = 1,            // payload: int64 exit code
+  NewProcess = 2,      // payload: u64 pid; a ustack was taken in a process first seen now, so
+                       // user space captures its memory map while it is alive
   FirstAction = 1000,  // FirstAction + i: actions[i]; payload laid out as actions[i].args
 };
 
@@ -87,6 +96,8 @@ struct Manifest {
   std::vector<ProbeDesc> probes;
   std::vector<MapDesc> maps;
   std::vector<ActionDesc> actions;
+  std::vector<StackMapDesc> stack_maps;
+  std::string seen_pids_name = "seen_pids";  // pids whose memory map user space has captured
   std::string ringbuf_name = "events";
 };
 

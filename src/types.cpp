@@ -38,6 +38,8 @@ uint32_t Type::align() const {
   case TypeKind::Bool:
   case TypeKind::Pointer:
     return size;
+  case TypeKind::Stack:
+    return 8;
   case TypeKind::String:
     return 1;
   case TypeKind::Tuple: {
@@ -109,6 +111,16 @@ Type Type::record_of(std::string name, uint32_t size, bool remote, bool user_spa
   return t;
 }
 
+Type Type::stack(StackKind kind, uint32_t depth, StackMode mode) {
+  Type t;
+  t.kind = TypeKind::Stack;
+  t.size = 16;
+  t.stack_kind = kind;
+  t.stack_depth = depth;
+  t.stack_mode = mode;
+  return t;
+}
+
 Type Type::lhist(int64_t min, int64_t max, int64_t step) {
   Type t = aggregation(TypeKind::LHist);
   t.lhist_min = min;
@@ -172,6 +184,11 @@ std::string Type::name() const {
     return (elems.empty() || elems[0].is_none() ? std::string("void") : elems[0].name()) + " *";
   case TypeKind::Record:
     return "struct " + record;
+  case TypeKind::Stack:
+    return std::string(stack_kind == StackKind::Kernel ? "kstack"
+                       : stack_kind == StackKind::User ? "ustack"
+                                                       : "rstack") +
+           "[" + std::to_string(stack_depth) + "]";
   case TypeKind::Tuple: {
     std::string s = "(";
     for (size_t i = 0; i < elems.size(); i++)
@@ -201,7 +218,8 @@ std::string Type::name() const {
 bool Type::operator==(const Type &o) const {
   return kind == o.kind && size == o.size && is_signed == o.is_signed && elems == o.elems &&
          lhist_min == o.lhist_min && lhist_max == o.lhist_max && lhist_step == o.lhist_step &&
-         record == o.record && user_space == o.user_space && remote == o.remote;
+         record == o.record && user_space == o.user_space && remote == o.remote &&
+         stack_kind == o.stack_kind && stack_mode == o.stack_mode && stack_depth == o.stack_depth;
 }
 
 }  // namespace rbt

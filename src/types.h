@@ -18,6 +18,7 @@ enum class TypeKind : uint8_t {
   Tuple,
   Pointer,  // an address; elems[0] is what it points to (Record, Int, or None for void)
   Record,   // a C struct: `args` of a tracepoint (in the context) or one reached via a pointer
+  Stack,    // kstack/ustack/rstack: {u64 stack id, u64 pid}; frames are read from stack maps
   // Aggregations: only ever the value of a map.
   Count,
   Sum,
@@ -29,6 +30,9 @@ enum class TypeKind : uint8_t {
   LHist,
 };
 
+enum class StackKind : uint8_t { Kernel, User, Ruby };
+enum class StackMode : uint8_t { Bpftrace, Perf, Raw };  // how frames print
+
 struct Type {
   TypeKind kind = TypeKind::None;
   uint32_t size = 0;  // bytes of one value as stored in BPF memory (per CPU for aggregations)
@@ -39,6 +43,9 @@ struct Type {
   std::string record;       // Record: the record's name; its layout is looked up by name
   bool user_space = false;  // Pointer/remote Record: user (not kernel) memory
   bool remote = false;      // Record: reached through a pointer, so read with probe_read
+  StackKind stack_kind = StackKind::Kernel;  // Stack
+  StackMode stack_mode = StackMode::Bpftrace;
+  uint32_t stack_depth = 0;
 
   static Type none() { return {}; }
   static Type void_type();
@@ -51,6 +58,7 @@ struct Type {
   static Type lhist(int64_t min, int64_t max, int64_t step);
   static Type pointer(Type pointee, bool user_space);
   static Type record_of(std::string name, uint32_t size, bool remote, bool user_space);
+  static Type stack(StackKind kind, uint32_t depth, StackMode mode);
 
   bool is_none() const { return kind == TypeKind::None; }
   bool is_int() const { return kind == TypeKind::Int || kind == TypeKind::Bool; }
@@ -58,6 +66,7 @@ struct Type {
   bool is_tuple() const { return kind == TypeKind::Tuple; }
   bool is_pointer() const { return kind == TypeKind::Pointer; }
   bool is_record() const { return kind == TypeKind::Record; }
+  bool is_stack() const { return kind == TypeKind::Stack; }
   // Integers, booleans and pointers: values that live in a register.
   bool is_scalar() const { return is_int() || is_pointer(); }
   bool is_aggregation() const { return kind >= TypeKind::Count; }

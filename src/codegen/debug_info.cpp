@@ -26,39 +26,51 @@ llvm::DIType *DebugInfo::bytes(uint64_t size) {
   return dib_.createArrayType(8 * size, 8, u8_, dib_.getOrCreateArray({range}));
 }
 
-llvm::GlobalVariable *DebugInfo::define_map(const std::string &name, unsigned map_type,
-                                            uint64_t max_entries, uint64_t key_size,
-                                            uint64_t value_size) {
+llvm::GlobalVariable *DebugInfo::map_global(
+    const std::string &name, const std::vector<std::pair<const char *, llvm::DIType *>> &members) {
   auto &ctx = module_.getContext();
   auto *ptr = llvm::PointerType::get(ctx, 0);
-  bool has_kv = key_size != 0;
-  std::vector<llvm::Type *> fields(has_kv ? 4 : 2, ptr);
+  std::vector<llvm::Type *> fields(members.size(), ptr);
   auto *struct_ty = llvm::StructType::get(ctx, fields);
   auto *gv = new llvm::GlobalVariable(module_, struct_ty, false, llvm::GlobalValue::ExternalLinkage,
                                       llvm::ConstantAggregateZero::get(struct_ty), name);
   gv->setSection(".maps");
   gv->setAlignment(llvm::Align(8));
 
-  std::vector<llvm::Metadata *> members;
+  std::vector<llvm::Metadata *> di_members;
   uint64_t offset = 0;
-  auto member = [&](const char *member_name, llvm::DIType *pointee) {
-    members.push_back(dib_.createMemberType(cu_, member_name, file_, 0, 64, 0, offset,
-                                            llvm::DINode::FlagZero,
-                                            dib_.createPointerType(pointee, 64)));
+  for (auto &[member_name, pointee] : members) {
+    di_members.push_back(dib_.createMemberType(cu_, member_name, file_, 0, 64, 0, offset,
+                                               llvm::DINode::FlagZero,
+                                               dib_.createPointerType(pointee, 64)));
     offset += 64;
-  };
-  member("type", int_array(map_type));
-  member("max_entries", int_array(max_entries));
-  if (has_kv) {
-    member("key", bytes(key_size));
-    member("value", bytes(value_size));
   }
   auto *di_struct = dib_.createStructType(cu_, "", file_, 0, offset, 0, llvm::DINode::FlagZero,
-                                          nullptr, dib_.getOrCreateArray(members));
+                                          nullptr, dib_.getOrCreateArray(di_members));
   auto *expr = dib_.createGlobalVariableExpression(cu_, name, "", file_, 0, di_struct, false);
   gv->addDebugInfo(expr);
   globals_.push_back(expr);
   return gv;
+}
+
+llvm::GlobalVariable *DebugInfo::define_map(const std::string &name, unsigned map_type,
+                                            uint64_t max_entries, uint64_t key_size,
+                                            uint64_t value_size) {
+  if (key_size == 0)  // ring buffers have neither key nor value
+    return map_global(name, {{"type", int_array(map_type)}, {"max_entries", int_array(max_entries)}});
+  return map_global(name, {{"type", int_array(map_type)},
+                           {"max_entries", int_array(max_entries)},
+                           {"key", bytes(key_size)},
+                           {"value", bytes(value_size)}});
+}
+
+llvm::GlobalVariable *DebugInfo::define_sized_map(const std::string &name, unsigned map_type,
+                                                  uint64_t max_entries, uint64_t key_size,
+                                                  uint64_t value_size) {
+  return map_global(name, {{"type", int_array(map_type)},
+                           {"max_entries", int_array(max_entries)},
+                           {"key_size", int_array(key_size)},
+                           {"value_size", int_array(value_size)}});
 }
 
 llvm::DISubprogram *DebugInfo::describe_function(llvm::Function &fn, unsigned line) {

@@ -20,12 +20,19 @@ public:
   // value_size of 0 leave out the key/value members (ring buffers).
   llvm::GlobalVariable *define_map(const std::string &name, unsigned map_type,
                                    uint64_t max_entries, uint64_t key_size, uint64_t value_size);
+  // Like define_map, but key and value are described only by size (`__uint(key_size, 4)`):
+  // stack trace maps reject BTF key/value types.
+  llvm::GlobalVariable *define_sized_map(const std::string &name, unsigned map_type,
+                                         uint64_t max_entries, uint64_t key_size,
+                                         uint64_t value_size);
   // Attaches a subprogram `int fn(void *ctx)` to `fn`.
   llvm::DISubprogram *describe_function(llvm::Function &fn, unsigned line);
   void finalize();
 
 private:
   llvm::DIType *int_array(uint64_t count);  // the `int (*)[count]` trick of __uint()
+  llvm::GlobalVariable *map_global(const std::string &name,
+                                   const std::vector<std::pair<const char *, llvm::DIType *>> &members);
   llvm::DIType *bytes(uint64_t size);       // a key or value: an array of bytes
 
   llvm::Module &module_;

@@ -16,6 +16,10 @@ llvm::Value *IRBuilderBPF::call_helper(bpf_func_id id, llvm::Type *ret,
   return CreateCall(fty, callee, args, name);
 }
 
+llvm::Value *IRBuilderBPF::current_pid() {
+  return CreateLShr(call_helper(BPF_FUNC_get_current_pid_tgid, getInt64Ty(), {}), 32);
+}
+
 llvm::Value *IRBuilderBPF::map_lookup(llvm::Value *map, llvm::Value *key) {
   return call_helper(BPF_FUNC_map_lookup_elem, getPtrTy(), {map, key}, "lookup");
 }

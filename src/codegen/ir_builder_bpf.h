@@ -22,6 +22,7 @@ public:
   llvm::Value *call_helper(bpf_func_id id, llvm::Type *ret, llvm::ArrayRef<llvm::Value *> args,
                            const llvm::Twine &name = "");
 
+  llvm::Value *current_pid();  // the thread group id: what users call a pid
   llvm::Value *map_lookup(llvm::Value *map, llvm::Value *key);  // returns ptr (null if absent)
   llvm::Value *map_update(llvm::Value *map, llvm::Value *key, llvm::Value *value, uint64_t flags);
   llvm::Value *map_delete(llvm::Value *map, llvm::Value *key);

@@ -8,6 +8,7 @@
 
 // Blobs embedded by stdlib/bpf/CMakeLists.txt.
 extern "C" const char rbt_stdlib_usdt_start[], rbt_stdlib_usdt_end[];
+extern "C" const char rbt_stdlib_ruby_stack_start[], rbt_stdlib_ruby_stack_end[];
 
 namespace rbt::codegen {
 
@@ -20,6 +21,7 @@ struct Blob {
 
 const Blob kBlobs[] = {
     {"usdt", rbt_stdlib_usdt_start, rbt_stdlib_usdt_end},
+    {"ruby_stack", rbt_stdlib_ruby_stack_start, rbt_stdlib_ruby_stack_end},
 };
 
 }  // namespace

@@ -33,9 +33,7 @@ llvm::Value *Lowering::lower_call(const Call &call) {
   }
 }
 
-llvm::Value *Lowering::lower_pid(const Builtin &) {
-  return b_.CreateLShr(b_.call_helper(BPF_FUNC_get_current_pid_tgid, b_.getInt64Ty(), {}), 32);
-}
+llvm::Value *Lowering::lower_pid(const Builtin &) { return b_.current_pid(); }
 
 llvm::Value *Lowering::lower_tid(const Builtin &) {
   return b_.CreateAnd(b_.call_helper(BPF_FUNC_get_current_pid_tgid, b_.getInt64Ty(), {}),
@@ -147,6 +145,48 @@ llvm::Value *Lowering::lower_del(const Call &call) {
   b_.map_delete(resources_.map_global(map.name), key);
   return nullptr;
 }
+
+// A stack value is {stack id, pid}: frames stay in the stack map, and the pid says whose
+// memory map symbolizes a user stack.
+llvm::Value *Lowering::lower_stack(const Type &t) {
+  bool user = t.stack_kind == StackKind::User;
+  llvm::Value *slot = b_.stack_slot(16, user ? "ustack" : "kstack");
+  llvm::Value *id = b_.call_helper(BPF_FUNC_get_stackid, b_.getInt64Ty(),
+                                   {ctx(), resources_.stack_map(user, t.stack_depth),
+                                    b_.getInt64(user ? BPF_F_USER_STACK : 0)});
+  b_.CreateStore(id, slot);
+  if (user) {
+    llvm::Value *pid = b_.current_pid();
+    b_.CreateStore(pid, b_.byte_ptr(slot, 8));
+    announce_process(pid);
+  }
+  return slot;
+}
+
+// The first ustack of a process tells user space to capture its memory map while it lives,
+// so its stacks still symbolize after it exits.
+void Lowering::announce_process(llvm::Value *pid) {
+  llvm::Value *key = b_.stack_slot(8, "pid_key");
+  b_.CreateStore(pid, key);
+  llvm::Value *one = b_.stack_slot(8, "one");
+  b_.CreateStore(b_.getInt8(1), one);
+  llvm::Value *inserted = b_.map_update(resources_.seen_pids(), key, one, BPF_NOEXIST);
+  auto *tell = new_block("new_process");
+  auto *done = new_block("known_process");
+  b_.CreateCondBr(b_.CreateICmpEQ(inserted, b_.getInt64(0)), tell, done);
+  b_.SetInsertPoint(tell);
+  llvm::Value *event = b_.stack_slot(16, "new_process_event");
+  b_.CreateStore(b_.getInt64(static_cast<uint64_t>(EventId::NewProcess)), event);
+  b_.CreateStore(pid, b_.byte_ptr(event, 8));
+  b_.ringbuf_output(resources_.ringbuf(), event, 16);
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+}
+
+llvm::Value *Lowering::lower_kstack(const Builtin &node) { return lower_stack(type_of(&node)); }
+llvm::Value *Lowering::lower_ustack(const Builtin &node) { return lower_stack(type_of(&node)); }
+llvm::Value *Lowering::lower_kstack_n(const Call &call) { return lower_stack(type_of(&call)); }
+llvm::Value *Lowering::lower_ustack_n(const Call &call) { return lower_stack(type_of(&call)); }
 
 llvm::Value *Lowering::lower_args(const Builtin &) { return ctx(); }
 

@@ -257,6 +257,8 @@ void Lowering::store_lowered(llvm::Value *dst, const Type &slot_type, llvm::Valu
                              const Type &value_type) {
   if (slot_type.is_scalar()) {
     b_.store_int(dst, value, slot_type.size);
+  } else if (slot_type.is_stack()) {
+    b_.copy_bytes(dst, value, slot_type.size);
   } else if (slot_type.is_string()) {
     uint32_t n = std::min(slot_type.size, value_type.size);
     b_.copy_bytes(dst, value, n);

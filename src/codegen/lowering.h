@@ -75,6 +75,10 @@ private:
   llvm::Value *log2_bucket(llvm::Value *value, bool is_signed);
   llvm::Value *linear_bucket(llvm::Value *value, const Type &lhist);
 
+  // Stacks
+  llvm::Value *lower_stack(const Type &t);
+  void announce_process(llvm::Value *pid);
+
   // Events
   void emit_event(uint64_t id, const std::vector<const ast::Expr *> &args, const Type &layout);
   // Registers `action` with a payload of `args` (in their storage types) and sends its event

@@ -4,7 +4,7 @@
 
 namespace rbt::codegen {
 
-Resources::Resources(DebugInfo &debug_info, const sema::SemaInfo &sema) {
+Resources::Resources(DebugInfo &debug_info, const sema::SemaInfo &sema) : debug_info_(debug_info) {
   for (auto &[name, info] : sema.maps) {
     MapDesc desc;
     desc.name = name;
@@ -21,6 +21,23 @@ Resources::Resources(DebugInfo &debug_info, const sema::SemaInfo &sema) {
   }
   ringbuf_ = debug_info.define_map(manifest_.ringbuf_name, BPF_MAP_TYPE_RINGBUF, kRingbufBytes,
                                    0, 0);
+}
+
+llvm::GlobalVariable *Resources::stack_map(bool user, uint32_t depth) {
+  auto [it, inserted] = stack_maps_.try_emplace({user, depth}, nullptr);
+  if (inserted) {
+    StackMapDesc desc{(user ? "ustack_" : "kstack_") + std::to_string(depth), user, depth};
+    it->second = debug_info_.define_sized_map(desc.bpf_name, BPF_MAP_TYPE_STACK_TRACE,
+                                              kStackMapEntries, 4, 8 * depth);
+    manifest_.stack_maps.push_back(std::move(desc));
+  }
+  return it->second;
+}
+
+llvm::GlobalVariable *Resources::seen_pids() {
+  if (!seen_pids_)
+    seen_pids_ = debug_info_.define_map(manifest_.seen_pids_name, BPF_MAP_TYPE_HASH, 16384, 8, 1);
+  return seen_pids_;
 }
 
 const MapDesc &Resources::map_desc(const std::string &name) const {

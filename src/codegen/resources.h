@@ -15,6 +15,7 @@ namespace rbt::codegen {
 
 constexpr uint64_t kDefaultMapEntries = 4096;
 constexpr uint64_t kRingbufBytes = 1 << 20;
+constexpr uint64_t kStackMapEntries = 4096;
 
 class Resources {
 public:
@@ -23,6 +24,10 @@ public:
   llvm::GlobalVariable *map_global(const std::string &name) { return map_globals_.at(name); }
   const MapDesc &map_desc(const std::string &name) const;
   llvm::GlobalVariable *ringbuf() { return ringbuf_; }
+  // The stack trace map for kernel or user stacks of `depth` frames, made on first use.
+  llvm::GlobalVariable *stack_map(bool user, uint32_t depth);
+  // pid → 1 for processes whose memory map user space was told to capture (ustack).
+  llvm::GlobalVariable *seen_pids();
 
   // Registers an action (printf, print, clear, ...); returns the event id that triggers it.
   uint64_t add_action(ActionDesc action);
@@ -37,6 +42,9 @@ private:
   std::map<std::string, llvm::GlobalVariable *> map_globals_;
   std::map<std::string, size_t> map_index_;
   llvm::GlobalVariable *ringbuf_ = nullptr;
+  llvm::GlobalVariable *seen_pids_ = nullptr;
+  std::map<std::pair<bool, uint32_t>, llvm::GlobalVariable *> stack_maps_;
+  DebugInfo &debug_info_;
 };
 
 }  // namespace rbt::codegen

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -100,6 +101,11 @@ Status ChildProcess::spawn(const std::string &command) {
 }
 
 Status ChildProcess::release() {
+  // Trace only the exit of the command (PTRACE_O_TRACEEXIT): rbt gets one look at its memory
+  // map before it is torn down, so its user stacks symbolize after it has gone. If ptrace is
+  // not allowed (nested tracing, a restrictive Yama policy) stacks just print as addresses.
+  if (on_exit_)
+    ptrace(PTRACE_SEIZE, pid_, nullptr, reinterpret_cast<void *>(PTRACE_O_TRACEEXIT));
   char byte = 1;
   if (write(go_fd_, &byte, 1) != 1)
     return make_error("starting " + program_, strerror(errno));
@@ -121,10 +127,23 @@ bool ChildProcess::reap() {
   if (pid_ <= 0 || exited_)
     return exited_;
   int status;
-  pid_t r = waitpid(pid_, &status, WNOHANG);
-  if (r == pid_) {
-    exited_ = true;
-    status_ = status;
+  while (waitpid(pid_, &status, WNOHANG | __WALL) == pid_) {
+    if (!WIFSTOPPED(status)) {
+      exited_ = true;
+      status_ = status;
+      break;
+    }
+    // A ptrace stop: the exit stop lets us see the process's memory one last time; any other
+    // stop is a signal on its way to the child, which we pass on untouched.
+    int sig = WSTOPSIG(status);
+    if (status >> 8 == (SIGTRAP | (PTRACE_EVENT_EXIT << 8))) {
+      if (on_exit_)
+        on_exit_(pid_);
+      sig = 0;
+    } else if (status >> 16 == PTRACE_EVENT_STOP) {
+      sig = 0;
+    }
+    ptrace(PTRACE_CONT, pid_, nullptr, reinterpret_cast<void *>(static_cast<intptr_t>(sig)));
   }
   return exited_;
 }
@@ -138,10 +157,10 @@ void ChildProcess::terminate() {
   } else {
     kill(pid_, SIGTERM);
   }
-  int status;
-  if (waitpid(pid_, &status, 0) == pid_) {
-    exited_ = true;
-    status_ = status;
+  while (!reap()) {
+    siginfo_t info;  // block until the child changes state, then let reap() handle it
+    if (waitid(P_PID, pid_, &info, WEXITED | WSTOPPED | WNOWAIT | __WALL) < 0)
+      break;
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,9 @@ public:
   bool exited() const { return exited_; }
   int exit_status() const { return status_; }
   void terminate();  // SIGTERM and reap, if still running
+  // Called once the command is about to exit, while its memory is still there (set before
+  // release()).
+  void on_exit(std::function<void(pid_t)> callback) { on_exit_ = std::move(callback); }
 
 private:
   pid_t pid_ = -1;
@@ -40,6 +44,7 @@ private:
   bool exited_ = false;
   int status_ = 0;
   std::string program_;
+  std::function<void(pid_t)> on_exit_;
 };
 
 }  // namespace rbt::runtime

@@ -99,6 +99,14 @@ void EventReader::handle(const uint8_t *data, size_t size) {
     return;
   uint64_t id;
   memcpy(&id, data, 8);
+  if (id == static_cast<uint64_t>(EventId::NewProcess)) {
+    if (size >= 16 && on_new_process) {
+      uint64_t pid;
+      memcpy(&pid, data + 8, 8);
+      on_new_process(static_cast<pid_t>(pid));
+    }
+    return;
+  }
   if (id == static_cast<uint64_t>(EventId::Exit)) {
     // The first exit() wins; events already queued behind it are still printed.
     if (!exit_requested_ && size >= 16) {

@@ -6,6 +6,7 @@
 #include <bpf/libbpf.h>
 
 #include <cstdio>
+#include <functional>
 #include <vector>
 
 #include "format_spec.h"
@@ -30,6 +31,8 @@ public:
   int drain();
 
   bool exit_requested() const { return exit_requested_; }
+  // Called for EventId::NewProcess: a process whose stacks we will print was first seen.
+  std::function<void(pid_t)> on_new_process;
   int exit_code() const { return exit_code_; }
 
 private:

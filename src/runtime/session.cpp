@@ -10,6 +10,8 @@
 #include <cstring>
 
 #include "maps.h"
+#include "output/value_format.h"
+#include "stacks.h"
 
 namespace rbt::runtime {
 
@@ -87,6 +89,8 @@ Session::~Session() {
 void Session::detach() {
   links_.clear();
   events_.reset();
+  output::set_stack_frames(nullptr);
+  stacks_.reset();
   if (obj_) {
     bpf_object__close(obj_);
     obj_ = nullptr;
@@ -125,6 +129,10 @@ Status Session::load(const std::vector<char> &elf) {
   for (auto &desc : manifest_.maps)
     maps.push_back(bpf_object__find_map_by_name(obj_, desc.bpf_name.c_str()));
   events_ = std::make_unique<EventReader>(manifest_, *writer_, std::move(maps));
+  stacks_ = std::make_unique<StackPrinter>(manifest_, obj_);
+  events_->on_new_process = [this](pid_t pid) { stacks_->capture_process(pid); };
+  output::set_stack_frames(
+      [this](const Type &t, const uint8_t *v) { return stacks_->frames(t, v); });
   if (auto s = events_->open(rb); !s)
     return s;
   return Ok{};
@@ -139,6 +147,10 @@ Status Session::start_command() {
     return Ok{};
   if (auto s = child_.spawn(options_.command); !s)
     return s;
+  child_.on_exit([this](pid_t pid) {
+    if (stacks_)
+      stacks_->capture_process(pid);
+  });
   options_.pid = child_.pid();
   return Ok{};
 }

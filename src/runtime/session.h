@@ -63,6 +63,7 @@ private:
   bpf_object *obj_ = nullptr;
   std::vector<Link> links_;
   std::unique_ptr<EventReader> events_;
+  std::unique_ptr<class StackPrinter> stacks_;
   ChildProcess child_;
   std::string log_;
 };

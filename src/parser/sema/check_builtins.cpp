@@ -199,6 +199,48 @@ Type TypeChecker::check_str(const Call &call) {
   return Type::string(size);
 }
 
+namespace {
+// The kernel's default kernel.perf_event_max_stack: bpf_get_stackid walks no deeper.
+constexpr uint32_t kMaxStackDepth = 127;
+}  // namespace
+
+Type TypeChecker::check_kstack(const Builtin &) {
+  return Type::stack(StackKind::Kernel, kMaxStackDepth, StackMode::Bpftrace);
+}
+
+Type TypeChecker::check_ustack(const Builtin &) {
+  return Type::stack(StackKind::User, kMaxStackDepth, StackMode::Bpftrace);
+}
+
+Type TypeChecker::check_kstack_n(const Call &call) { return check_stack_call(call, StackKind::Kernel); }
+Type TypeChecker::check_ustack_n(const Call &call) { return check_stack_call(call, StackKind::User); }
+
+// kstack(N), kstack(perf), kstack(raw, N): the mode is a bare word, the depth a literal.
+Type TypeChecker::check_stack_call(const Call &call, StackKind kind) {
+  StackMode mode = StackMode::Bpftrace;
+  uint32_t depth = kMaxStackDepth;
+  for (size_t i = 0; i < call.args.size(); i++) {
+    const Expr &arg = *call.args[i];
+    auto *word = dyn_cast<Builtin>(&arg);
+    if (word && i == 0 && (word->name == "bpftrace" || word->name == "perf" || word->name == "raw")) {
+      mode = word->name == "perf" ? StackMode::Perf
+             : word->name == "raw" ? StackMode::Raw
+                                   : StackMode::Bpftrace;
+      continue;
+    }
+    check_expr(arg);
+    auto n = const_int(arg);
+    if (!n || *n < 1 || *n > kMaxStackDepth) {
+      diags_.error(arg.range, call.name + "()'s " + (word ? "mode must be bpftrace, perf or raw"
+                                                          : "depth must be an integer literal "
+                                                            "from 1 to 127"));
+      return Type::none();
+    }
+    depth = static_cast<uint32_t>(*n);
+  }
+  return Type::stack(kind, depth, mode);
+}
+
 Type TypeChecker::check_count(const Call &) { return Type::aggregation(TypeKind::Count); }
 
 namespace {

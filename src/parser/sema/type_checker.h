@@ -42,6 +42,7 @@ private:
   Type check_builtin_var(const ast::Builtin &node);
   Type check_field_access(const ast::FieldAccess &fa);
   Type check_cast(const ast::Cast &cast);
+  Type check_stack_call(const ast::Call &call, StackKind kind);
   // The layout behind a Record type (a tracepoint's args or a kernel struct), or null.
   const RecordLayout *record_layout(const Type &record);
   // Whether addresses read in the current probe are in user space (uprobes, usdt, syscalls).

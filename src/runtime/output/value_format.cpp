@@ -31,8 +31,25 @@ std::string load_string(const Type &t, const uint8_t *p) {
   return std::string(s, strnlen(s, t.size));
 }
 
+namespace {
+StackFrames g_stack_frames;
+}  // namespace
+
+void set_stack_frames(StackFrames frames) { g_stack_frames = std::move(frames); }
+
+std::vector<std::string> stack_frames(const Type &type, const uint8_t *bytes) {
+  return g_stack_frames ? g_stack_frames(type, bytes) : std::vector<std::string>{};
+}
+
 std::string format_value(const Type &t, const uint8_t *p) {
   switch (t.kind) {
+  case TypeKind::Stack: {
+    // As bpftrace: a newline, then one indented frame per line (perf mode frames carry a tab).
+    std::string s = "\n";
+    for (auto &frame : stack_frames(t, p))
+      s += (t.stack_mode == StackMode::Perf ? "" : "        ") + frame + "\n";
+    return s;
+  }
   case TypeKind::Bool:
     return load_int(t, p) ? "true" : "false";
   case TypeKind::Int: {

@@ -3,13 +3,21 @@
 // tuples as "(1, two, (3, 4))", as bpftrace prints map keys and values.
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "types.h"
 
 namespace rbt::output {
 
 std::string format_value(const Type &type, const uint8_t *bytes);
+
+// Stack values need the stack maps and symbols only the running session has, so the session
+// installs the function that turns one into frame lines (leaf first).
+using StackFrames = std::function<std::vector<std::string>(const Type &, const uint8_t *)>;
+void set_stack_frames(StackFrames frames);
+std::vector<std::string> stack_frames(const Type &type, const uint8_t *bytes);
 int64_t load_int(const Type &type, const uint8_t *bytes);  // sign- or zero-extended
 std::string load_string(const Type &type, const uint8_t *bytes);
 

@@ -1,0 +1,147 @@
+#include "ruby/ruby_elf.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <unistd.h>
+
+#include <cstring>
+
+namespace rbt::runtime::ruby {
+
+namespace {
+
+// Bytes of the file at a virtual address (through its PT_LOAD segment).
+std::string file_bytes(const ElfFile &elf, uint64_t vaddr, size_t n) {
+  auto off = elf.vaddr_to_offset(vaddr);
+  if (!off)
+    return {};
+  int fd = open(elf.path().c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return {};
+  std::string buf(n, '\0');
+  ssize_t got = pread(fd, buf.data(), n, static_cast<off_t>(*off));
+  close(fd);
+  buf.resize(got > 0 ? static_cast<size_t>(got) : 0);
+  return buf;
+}
+
+struct TlsSymbol {
+  uint64_t value = 0;
+  size_t dynsym_index = 0;  // 0: only in .symtab (a static executable's own TLS)
+  bool found = false;
+};
+
+// ElfFile keeps functions and objects only; TLS symbols are looked up here.
+TlsSymbol find_tls_symbol(Elf *elf, const char *want) {
+  TlsSymbol out;
+  Elf_Scn *scn = nullptr;
+  while ((scn = elf_nextscn(elf, scn)) != nullptr) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB) ||
+        sh.sh_entsize == 0)
+      continue;
+    Elf_Data *data = elf_getdata(scn, nullptr);
+    size_t count = sh.sh_size / sh.sh_entsize;
+    for (size_t i = 0; data && i < count; i++) {
+      GElf_Sym sym;
+      if (!gelf_getsym(data, static_cast<int>(i), &sym) || GELF_ST_TYPE(sym.st_info) != STT_TLS ||
+          sym.st_shndx == SHN_UNDEF)
+        continue;
+      const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
+      if (!name || strcmp(name, want) != 0)
+        continue;
+      out.value = sym.st_value;
+      out.found = true;
+      if (sh.sh_type == SHT_DYNSYM)
+        out.dynsym_index = i;
+    }
+  }
+  return out;
+}
+
+// The relocation through which code reaches the symbol `index` of .dynsym, if any.
+bool find_tls_relocation(Elf *elf, size_t index, RubyElfFacts &facts) {
+  Elf_Scn *scn = nullptr;
+  bool found = false;
+  while ((scn = elf_nextscn(elf, scn)) != nullptr) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || sh.sh_entsize == 0)
+      continue;
+    Elf_Data *data = elf_getdata(scn, nullptr);
+    size_t count = sh.sh_size / sh.sh_entsize;
+    for (size_t i = 0; data && i < count; i++) {
+      GElf_Rela r;
+      if (!gelf_getrela(data, static_cast<int>(i), &r) || GELF_R_SYM(r.r_info) != index)
+        continue;
+      switch (GELF_R_TYPE(r.r_info)) {
+      case R_X86_64_DTPMOD64:  // general dynamic: preferred, it is what Ruby's code uses
+        facts.access = TlsAccess::DtvModule;
+        facts.got_vaddr = r.r_offset;
+        return true;
+      case R_X86_64_TPOFF64:
+        facts.access = TlsAccess::GotTpOffset;
+        facts.got_vaddr = r.r_offset;
+        found = true;
+        break;
+      case R_X86_64_TLSDESC:
+        if (!found) {
+          facts.access = TlsAccess::GotTlsDesc;
+          facts.got_vaddr = r.r_offset;
+          found = true;
+        }
+        break;
+      }
+    }
+  }
+  return found;
+}
+
+}  // namespace
+
+std::optional<uint32_t> ruby_version_code(const std::string &version) {
+  unsigned major = 0, minor = 0;
+  if (sscanf(version.c_str(), "%u.%u", &major, &minor) != 2 || major > 9 || minor > 99)
+    return std::nullopt;
+  return major * 100 + minor;
+}
+
+Result<RubyElfFacts> read_ruby_elf_facts(const ElfFile &elf) {
+  RubyElfFacts facts;
+  const ElfSymbol *ver = elf.find("ruby_version");
+  if (!ver)
+    return make_error("reading " + elf.path(), "no ruby_version symbol: not a Ruby interpreter");
+  std::string bytes = file_bytes(elf, ver->value, ver->size ? ver->size : 16);
+  facts.version = bytes.substr(0, bytes.find('\0'));
+
+  Elf *e = elf.handle();
+  GElf_Ehdr eh;
+  facts.is_executable = gelf_getehdr(e, &eh) && eh.e_type == ET_EXEC;
+  size_t nphdr = 0;
+  elf_getphdrnum(e, &nphdr);
+  for (size_t i = 0; i < nphdr; i++) {
+    GElf_Phdr ph;
+    if (gelf_getphdr(e, static_cast<int>(i), &ph) && ph.p_type == PT_TLS) {
+      facts.tls_memsz = ph.p_memsz;
+      facts.tls_align = ph.p_align ? ph.p_align : 1;
+    }
+    if (gelf_getphdr(e, static_cast<int>(i), &ph) && ph.p_type == PT_INTERP)
+      facts.is_executable = true;  // a PIE main program, not a library
+  }
+
+  TlsSymbol ec = find_tls_symbol(e, "ruby_current_ec");
+  if (!ec.found)
+    return make_error("reading " + elf.path(),
+                      "Ruby " + facts.version + " has no thread-local ruby_current_ec",
+                      "rstack needs Ruby 3.0 or later (2.7 without the TLS anchor is not supported)");
+  facts.ec_value = ec.value;
+  if (ec.dynsym_index && find_tls_relocation(e, ec.dynsym_index, facts))
+    return facts;
+  if (facts.is_executable && facts.tls_memsz) {
+    facts.access = TlsAccess::LocalExec;
+    return facts;
+  }
+  return make_error("reading " + elf.path(),
+                    "no TLS relocation for ruby_current_ec that rstack understands");
+}
+
+}  // namespace rbt::runtime::ruby

@@ -1,0 +1,46 @@
+#pragma once
+// One process seen through rstack's eyes: where its Ruby interpreter is mapped, which version
+// it is, and how the BPF walker reaches each thread's execution context (the rbt_ruby_proc
+// record of stdlib/bpf/ruby_layouts.h). Found from /proc/PID/maps and the interpreter's ELF,
+// read through /proc/PID/root so that processes in containers work.
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "result.h"
+#include "symbols/elf_file.h"
+#include "ruby_layouts.h"  // stdlib/bpf: shared with the BPF walker
+
+namespace rbt::runtime::ruby {
+
+struct RubyProcess {
+  pid_t pid = 0;
+  std::string binary;     // path as the process sees it: /usr/lib/.../libruby-3.1.so.3.1
+  uint64_t load_bias = 0; // run-time address minus link-time address
+  std::string version;    // "3.1.2"
+  rbt_ruby_proc proc{};   // what BPF reads
+  std::shared_ptr<ElfFile> elf;  // kept to name C functions after the process exits
+};
+
+enum class InspectOutcome : uint8_t { Ruby, NotRuby, NotYet };
+
+struct Inspection {
+  InspectOutcome outcome = InspectOutcome::NotRuby;
+  RubyProcess process;  // when Ruby
+  Error error;          // when NotRuby: what was found (for -p's message)
+};
+
+// Inspects `pid`. NotYet: the interpreter is mapped but its TLS module id is not assigned yet
+// (the dynamic loader is still running), worth asking again shortly.
+Inspection inspect_process(pid_t pid);
+
+// Reads `n` bytes of the process's memory at `addr` (false if unreadable).
+bool read_process_memory(pid_t pid, uint64_t addr, void *dst, size_t n);
+
+// Index into rbt_ruby_layouts_table for a version code (301), or -1.
+int layout_index(uint32_t version_code);
+
+}  // namespace rbt::runtime::ruby

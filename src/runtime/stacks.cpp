@@ -1,0 +1,112 @@
+#include "stacks.h"
+
+#include <bpf/bpf.h>
+
+#include <cstdio>
+#include <cstring>
+
+namespace rbt::runtime {
+
+StackPrinter::StackPrinter(const Manifest &manifest, bpf_object *obj)
+    : manifest_(manifest), obj_(obj) {}
+
+void StackPrinter::capture_process(pid_t pid) {
+  auto maps = read_process_maps(pid);
+  if (maps.empty())
+    return;
+  processes_[pid] = std::move(maps);
+  for (auto &m : processes_[pid])
+    elf(m.path, pid);  // open now: the file may be gone (or its /proc/PID/root) later
+}
+
+const ElfFile *StackPrinter::elf(const std::string &path, pid_t pid) {
+  auto [it, inserted] = elves_.try_emplace(path);
+  if (inserted) {
+    auto f = ElfFile::open("/proc/" + std::to_string(pid) + "/root" + path);
+    if (!f)
+      f = ElfFile::open(path);
+    if (f)
+      it->second = std::make_unique<ElfFile>(std::move(*f));
+  }
+  return it->second.get();
+}
+
+namespace {
+std::string hex(uint64_t v) {
+  char buf[24];
+  snprintf(buf, sizeof(buf), "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+}  // namespace
+
+std::string StackPrinter::user_frame(pid_t pid, uint64_t addr, StackMode mode) {
+  auto it = processes_.find(pid);
+  if (it == processes_.end()) {
+    capture_process(pid);  // still alive, perhaps
+    it = processes_.find(pid);
+  }
+  std::string sym, module;
+  if (it != processes_.end()) {
+    for (const Mapping &m : it->second) {
+      if (addr < m.start || addr >= m.end)
+        continue;
+      module = m.path;
+      if (const ElfFile *f = elf(m.path, pid))
+        if (auto vaddr = f->offset_to_vaddr(addr - m.start + m.offset))
+          if (auto s = f->symbolize(*vaddr))
+            sym = *s;
+      break;
+    }
+  }
+  if (mode == StackMode::Perf) {
+    char buf[32];
+    snprintf(buf, sizeof(buf), "\t%llx ", static_cast<unsigned long long>(addr));
+    return buf + (sym.empty() ? "[unknown]" : sym) + " (" + (module.empty() ? "[unknown]" : module) + ")";
+  }
+  return sym.empty() ? hex(addr) : sym;
+}
+
+std::vector<std::string> StackPrinter::frames(const Type &type, const uint8_t *value) {
+  std::vector<std::string> out;
+  int64_t id;
+  uint64_t pid;
+  memcpy(&id, value, 8);
+  memcpy(&pid, value + 8, 8);
+  if (id < 0)
+    return out;  // the kernel could not take this stack (e.g. -EFAULT)
+  bool user = type.stack_kind == StackKind::User;
+  const StackMapDesc *desc = nullptr;
+  for (auto &s : manifest_.stack_maps)
+    if (s.user == user && s.depth == type.stack_depth)
+      desc = &s;
+  if (!desc)
+    return out;
+  const bpf_map *map = bpf_object__find_map_by_name(obj_, desc->bpf_name.c_str());
+  std::vector<uint64_t> addrs(desc->depth);
+  uint32_t key = static_cast<uint32_t>(id);
+  if (!map || bpf_map_lookup_elem(bpf_map__fd(map), &key, addrs.data()) != 0)
+    return out;
+  for (uint64_t addr : addrs) {
+    if (!addr)
+      break;
+    if (type.stack_mode == StackMode::Raw) {
+      char buf[24];
+      snprintf(buf, sizeof(buf), "%llx", static_cast<unsigned long long>(addr));
+      out.push_back(buf);
+    } else if (user) {
+      out.push_back(user_frame(static_cast<pid_t>(pid), addr, type.stack_mode));
+    } else {
+      auto sym = kernel_.symbolize(addr);
+      std::string s = sym ? *sym : hex(addr);
+      if (type.stack_mode == StackMode::Perf) {
+        char buf[32];
+        snprintf(buf, sizeof(buf), "\t%llx ", static_cast<unsigned long long>(addr));
+        s = buf + s + " ([kernel.kallsyms])";
+      }
+      out.push_back(s);
+    }
+  }
+  return out;
+}
+
+}  // namespace rbt::runtime

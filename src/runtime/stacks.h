@@ -1,0 +1,41 @@
+#pragma once
+// Turns stack values ({stack id, pid}) into frame lines: reads the stack trace maps and
+// symbolizes kernel addresses with kallsyms and user addresses with the process's memory map,
+// captured when the process was first seen (EventId::NewProcess), so stacks of exited
+// processes still print as symbols.
+
+#include <bpf/libbpf.h>
+#include <sys/types.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "manifest.h"
+#include "symbols/elf_file.h"
+#include "symbols/kernel_symbols.h"
+#include "symbols/process_maps.h"
+
+namespace rbt::runtime {
+
+class StackPrinter {
+public:
+  StackPrinter(const Manifest &manifest, bpf_object *obj);
+
+  void capture_process(pid_t pid);
+  // One line per frame, leaf first, as `type.stack_mode` says.
+  std::vector<std::string> frames(const Type &type, const uint8_t *value);
+
+private:
+  std::string user_frame(pid_t pid, uint64_t addr, StackMode mode);
+  const ElfFile *elf(const std::string &path, pid_t pid);
+
+  const Manifest &manifest_;
+  bpf_object *obj_;
+  KernelSymbols kernel_;
+  std::map<pid_t, std::vector<Mapping>> processes_;
+  std::map<std::string, std::unique_ptr<ElfFile>> elves_;  // null: not readable
+};
+
+}  // namespace rbt::runtime

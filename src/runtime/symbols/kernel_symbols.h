@@ -1,0 +1,25 @@
+#pragma once
+// Kernel addresses to `function+offset`, from /proc/kallsyms (read once, on first use).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rbt::runtime {
+
+class KernelSymbols {
+public:
+  std::optional<std::string> symbolize(uint64_t addr);
+
+private:
+  struct Symbol {
+    uint64_t addr;
+    std::string name;
+  };
+  void load();
+  bool loaded_ = false;
+  std::vector<Symbol> symbols_;  // sorted by address
+};
+
+}  // namespace rbt::runtime

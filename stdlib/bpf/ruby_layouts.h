@@ -1,0 +1,173 @@
+/* Ruby interpreter layouts and the records rstack's BPF walker (ruby_stack.bpf.c) shares with
+ * rbt's runtime (src/runtime/ruby/). One header for both sides so a struct or an offset cannot
+ * drift between the C that runs in the kernel and the C++ that fills its maps and reads them back.
+ *
+ * Offsets are x86_64/glibc, one record per Ruby minor version (see the design's table); the
+ * runtime ships them to BPF in the rbt_ruby_layouts array map, so supporting another version is
+ * a new record here and nothing else. Kept as plain C (no C++ features) for clang -target bpf. */
+#ifndef RBT_RUBY_LAYOUTS_H
+#define RBT_RUBY_LAYOUTS_H
+
+#include <linux/types.h>
+
+/* Limits shared by both sides. */
+#define RBT_RUBY_DEFAULT_DEPTH 128
+#define RBT_RUBY_MAX_DEPTH 1024
+#define RBT_RUBY_LABEL_LEN 64
+#define RBT_RUBY_PATH_LEN 128
+#define RBT_RUBY_MAX_LAYOUTS 8
+
+/* rb_method_type_t VM_METHOD_TYPE_CFUNC and imemo_ment: a C frame's method entry. */
+#define RBT_RUBY_METHOD_TYPE_CFUNC 1
+#define RBT_RUBY_IMEMO_MENT 6
+#define RBT_RUBY_T_STRING 0x05
+#define RBT_RUBY_T_ARRAY 0x07
+#define RBT_RUBY_T_IMEMO 0x1a
+#define RBT_RUBY_FL_USHIFT 12
+#define RBT_RUBY_STRING_NOEMBED (1ULL << 13) /* FL_USER1 */
+#define RBT_RUBY_ARRAY_EMBED (1ULL << 13)    /* FL_USER1 */
+#define RBT_RUBY_LAST_OP_ID 169              /* tLAST_OP_ID: IDs above it carry 4 flag bits */
+#define RBT_RUBY_ID_ENTRY_UNIT 512           /* IDs per chunk of ruby_global_symbols.ids */
+
+/* Where one Ruby minor version keeps what the walker reads. All byte offsets. */
+struct rbt_ruby_layout {
+  __u32 version; /* major * 100 + minor: 301 for 3.1 */
+  __u32 cfp_size; /* sizeof(rb_control_frame_t) */
+  __u32 ec_vm_stack, ec_vm_stack_size, ec_cfp;
+  __u32 cfp_pc, cfp_iseq, cfp_ep;
+  __u32 iseq_body;
+  __u32 body_iseq_encoded, body_location;
+  __u32 loc_pathobj, loc_label, loc_first_lineno; /* from body_location */
+  __u32 insns_info_body, insns_info_size, insns_info_succ;
+  __u32 insn_info_entry_size; /* line_no at 0 */
+  __u32 rstring_len;          /* heap length (<= 3.1) or length (>= 3.2) */
+  __u32 rstring_heap_ptr, rstring_embed;
+  __u32 rstring_embed_len_in_flags; /* 1: embedded length is (flags >> 14) & 0x1f (<= 3.1) */
+  __u32 rarray_embed, rarray_heap_ptr;
+  __u32 cme_def, def_original_id, def_cfunc_func;
+  __u32 thread_ec;
+};
+
+/* The versions rbt knows, as the columns of the design's table. Positional (C++20 wants
+ * designated initializers in declaration order), through one macro naming what varies. */
+#define RBT_RUBY_LAYOUT(ver, cfp, info_body, info_size, info_succ, entry, embed, len_in_flags, \
+                        th_ec)                                                                 \
+  {                                                                                            \
+    (ver), (cfp), /* ec: vm_stack, vm_stack_size, cfp */ 0, 8, 16,                              \
+        /* cfp: pc, iseq, ep */ 0, 16, 32, /* iseq.body */ 16,                                 \
+        /* body: iseq_encoded, location */ 8, 64, /* location: pathobj, label, first_lineno */ \
+        0, 16, 24, (info_body), (info_size), (info_succ), (entry),                             \
+        /* RString: len, heap ptr, embedded bytes */ 16, 24, (embed), (len_in_flags),         \
+        /* RArray: embedded elements, heap ptr */ 16, 32,                                      \
+        /* cme.def, def.original_id, def.body.cfunc.func */ 16, 32, 8, (th_ec)                 \
+  }
+
+static const struct rbt_ruby_layout rbt_ruby_layouts_table[] = {
+    RBT_RUBY_LAYOUT(207, 56, 120, 136, 144, 8, 16, 1, 32),
+    RBT_RUBY_LAYOUT(300, 56, 120, 136, 144, 8, 16, 1, 40),
+    RBT_RUBY_LAYOUT(301, 64, 120, 136, 144, 12, 16, 1, 40),
+    RBT_RUBY_LAYOUT(302, 64, 112, 128, 136, 12, 24, 0, 48),
+    RBT_RUBY_LAYOUT(303, 56, 112, 128, 136, 12, 24, 0, 48),
+    RBT_RUBY_LAYOUT(304, 56, 112, 128, 136, 12, 24, 0, 48),
+};
+#define RBT_RUBY_LAYOUT_COUNT (sizeof(rbt_ruby_layouts_table) / sizeof(rbt_ruby_layouts_table[0]))
+
+/* How the walker finds the thread's execution context from the thread pointer (fsbase). */
+enum rbt_ruby_tls_kind {
+  RBT_RUBY_TLS_DTV = 1,   /* general dynamic: *(*(tp + 8) + modid * 16) + offset */
+  RBT_RUBY_TLS_TPOFF = 2, /* static TLS (TPOFF64, TLSDESC resolved statically, static ruby) */
+};
+
+/* What the runtime learnt about one process (rbt_ruby_procs, keyed by tgid). */
+struct rbt_ruby_proc {
+  __u32 layout;   /* index into rbt_ruby_layouts; RBT_RUBY_NOT_RUBY: not a Ruby process */
+  __u32 tls_kind; /* enum rbt_ruby_tls_kind */
+  __u64 tls_modid;
+  __s64 tls_offset;      /* in the module's block (DTV) or from the thread pointer (TPOFF) */
+  __u64 global_symbols;  /* address of ruby_global_symbols, 0 when unknown */
+};
+#define RBT_RUBY_NOT_RUBY 0xffffffffu
+
+/* One raw frame: (iseq, pc) of a Ruby frame, (method entry, 0) of a C method frame. */
+struct rbt_ruby_raw_frame {
+  __u64 addr;
+  __u64 pc;
+};
+
+/* A stack as recorded (rbt_ruby_stacks, keyed by stack id), leaf first. Only the first
+ * `count` frames are copied out by user space. */
+struct rbt_ruby_stack {
+  __u32 tgid;
+  __u32 count;
+  __u32 truncated; /* control frames not walked past the depth limit (0: complete) */
+  __u32 pad;
+  struct rbt_ruby_raw_frame frames[RBT_RUBY_MAX_DEPTH];
+};
+
+/* Frames resolved once (rbt_ruby_frames, LRU, keyed by rbt_ruby_frame_key). */
+struct rbt_ruby_frame_key {
+  __u64 addr;
+  __u64 pc;
+  __u32 tgid;
+  __u32 pad;
+};
+
+enum rbt_ruby_frame_kind {
+  RBT_RUBY_FRAME_RUBY = 1,
+  RBT_RUBY_FRAME_CFUNC = 2,
+};
+
+struct rbt_ruby_frame {
+  __u32 kind; /* enum rbt_ruby_frame_kind */
+  __u32 line; /* Ruby frames: the line of pc */
+  __u64 cfunc; /* C frames: address of the C function, named by user space when label is empty */
+  char label[RBT_RUBY_LABEL_LEN];
+  char path[RBT_RUBY_PATH_LEN];
+};
+
+/* ---- The pc → line decoder (Ruby's succinct bitvector), shared so it is unit-tested. ---- */
+
+/* Layout of struct succ_index_table (iseq.c): 54 immediate 7-bit entries in 6 u64 words, then
+ * 80-byte blocks of 512 bits. */
+#define RBT_RUBY_SUCC_IMM_ENTRIES 54
+#define RBT_RUBY_SUCC_IMM_BYTES 48
+#define RBT_RUBY_SUCC_BLOCK_BYTES 80
+#define RBT_RUBY_SUCC_BLOCK_BITS 512
+
+/* The instruction index of a pc (Ruby's calc_pos: pc points after the instruction). */
+static inline __u64 rbt_ruby_insn_pos(__u64 pc, __u64 iseq_encoded) {
+  __u64 pos = (pc - iseq_encoded) / 8;
+  return pos ? pos - 1 : 0;
+}
+
+/* Bits set in x, without a popcount instruction (BPF has none). */
+static inline __u32 rbt_ruby_popcount64(__u64 x) {
+  x = x - ((x >> 1) & 0x5555555555555555ULL);
+  x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+  return (__u32)((x * 0x0101010101010101ULL) >> 56);
+}
+
+/* Byte offset (from the table's start) of what succ_index_lookup reads for `pos`: the
+ * immediate word, or the 80-byte block. The caller reads it, then calls the function below. */
+static inline __u64 rbt_ruby_succ_read_offset(__u64 pos) {
+  if (pos < RBT_RUBY_SUCC_IMM_ENTRIES)
+    return (pos / 9) * 8;
+  return RBT_RUBY_SUCC_IMM_BYTES +
+         ((pos - RBT_RUBY_SUCC_IMM_ENTRIES) / RBT_RUBY_SUCC_BLOCK_BITS) * RBT_RUBY_SUCC_BLOCK_BYTES;
+}
+
+/* succ_index_lookup: for pos < 54 `data` is the immediate u64 word; otherwise the block
+ * {u32 rank; u64 small_block_ranks @8; u64 bits[8] @16} as 10 u64 words. Returns the 1-based
+ * index into insns_info.body. */
+static inline __u32 rbt_ruby_succ_index(__u64 pos, const __u64 *data) {
+  if (pos < RBT_RUBY_SUCC_IMM_ENTRIES)
+    return (__u32)((data[0] >> ((pos % 9) * 7)) & 0x7f);
+  __u64 bit = (pos - RBT_RUBY_SUCC_IMM_ENTRIES) % RBT_RUBY_SUCC_BLOCK_BITS;
+  __u64 small = bit / 64;
+  __u32 rank = (__u32)(data[0] & 0xffffffffULL);
+  __u32 small_rank = small ? (__u32)((data[1] >> ((small - 1) * 9)) & 0x1ff) : 0;
+  return rank + small_rank + rbt_ruby_popcount64(data[2 + (small & 7)] << (63 - bit % 64));
+}
+
+#endif /* RBT_RUBY_LAYOUTS_H */

@@ -1,0 +1,359 @@
+// rstack: the Ruby stack of the thread a probe fired on, walked inside BPF.
+//
+// Codegen calls `rbt_rstack(ctx, max_depth)`; it returns a stack id (0: no Ruby on this thread,
+// or a process user space has not inspected yet) whose frames are in rbt_ruby_stacks, and whose
+// names and lines are in rbt_ruby_frames. Per sample we only walk and hash raw (iseq, pc) pairs;
+// strings and lines are read once, when a stack is new (design: ruby-stack.md §5).
+//
+// The thread's execution context comes from the TLS variable ruby_current_ec, reached from the
+// thread pointer (fsbase), so a thread running C code without the GVL gets its own stack and a
+// fiber gets the fiber's (§1). Offsets are data (ruby_layouts.h), filled in by the runtime.
+
+#include <linux/bpf.h>
+#include <linux/types.h>
+
+#include <bpf/bpf_helpers.h>
+
+#include "ruby_layouts.h"
+
+// Only what we read of the kernel's task, relocated against the running kernel's BTF (CO-RE).
+struct thread_struct {
+  unsigned long fsbase;
+} __attribute__((preserve_access_index));
+struct task_struct {
+  struct thread_struct thread;
+} __attribute__((preserve_access_index));
+
+struct {
+  __uint(type, BPF_MAP_TYPE_ARRAY);
+  __uint(max_entries, RBT_RUBY_MAX_LAYOUTS);
+  __type(key, __u32);
+  __type(value, struct rbt_ruby_layout);
+} rbt_ruby_layouts SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 4096);
+  __type(key, __u32);
+  __type(value, struct rbt_ruby_proc);
+} rbt_ruby_procs SEC(".maps");
+
+// Processes seen by a probe but not yet in rbt_ruby_procs: user space inspects them.
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 1024);
+  __type(key, __u32);
+  __type(value, __u64);
+} rbt_ruby_unknown SEC(".maps");
+
+// Allocated on use: an entry is 16 KiB, most are never made.
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 16384);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, __u64);
+  __type(value, struct rbt_ruby_stack);
+} rbt_ruby_stacks SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_LRU_HASH);
+  __uint(max_entries, 32768);
+  __type(key, struct rbt_ruby_frame_key);
+  __type(value, struct rbt_ruby_frame);
+} rbt_ruby_frames SEC(".maps");
+
+// Per-CPU scratch: the BPF stack has 512 bytes, a stack record alone is 16 KiB.
+#define BATCH 8
+#define CF_BUF 576  // BATCH * 64 plus room for a masked 8-byte read at offset <= 511
+#define BODY_BUF 160
+
+struct scratch {
+  struct rbt_ruby_layout l;
+  __u64 cfp, end, hash;
+  __u32 max, done;
+  __u64 global_symbols;
+  __u8 cf[CF_BUF];
+  __u8 body[BODY_BUF];
+  __u64 succ[10];
+  __u64 rstr[4];
+  struct rbt_ruby_frame_key fkey;
+  struct rbt_ruby_frame frame;
+  struct rbt_ruby_stack stack;
+};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, struct scratch);
+} rbt_ruby_scratch SEC(".maps");
+
+static __always_inline __u64 read_u64(__u64 addr) {
+  __u64 v = 0;
+  bpf_probe_read_user(&v, sizeof(v), (const void *)addr);
+  return v;
+}
+
+static __always_inline __u64 buf_u64(const __u8 *buf, __u32 off) {
+  return *(const __u64 *)(buf + (off & 511));
+}
+
+// ---- The walk: BATCH control frames per iteration, leaf to root. ----
+
+static __always_inline void record(struct scratch *s, __u64 addr, __u64 pc) {
+  __u32 n = s->stack.count;
+  if (n >= RBT_RUBY_MAX_DEPTH)
+    return;
+  s->stack.frames[n & (RBT_RUBY_MAX_DEPTH - 1)].addr = addr;
+  s->stack.frames[n & (RBT_RUBY_MAX_DEPTH - 1)].pc = pc;
+  s->stack.count = n + 1;
+  // FNV-1a-like mixing of whole words: stable and cheap.
+  s->hash = (s->hash ^ addr) * 0x100000001b3ULL;
+  s->hash = (s->hash ^ pc) * 0x100000001b3ULL;
+}
+
+// A control frame without a pc: a C method frame when ep[-2] is a method entry of a C function;
+// dummy and ifunc frames are skipped, as rb_profile_frames does.
+static __always_inline __u64 cfunc_entry(struct scratch *s, __u64 ep) {
+  __u64 me = read_u64(ep - 16);
+  if (!me)
+    return 0;
+  __u64 head[3] = {};  // flags, defined_class, def
+  if (bpf_probe_read_user(head, sizeof(head), (const void *)me))
+    return 0;
+  if ((head[0] & 0x1f) != RBT_RUBY_T_IMEMO ||
+      ((head[0] >> RBT_RUBY_FL_USHIFT) & 0x0f) != RBT_RUBY_IMEMO_MENT)
+    return 0;
+  __u64 def = s->l.cme_def == 16 ? head[2] : read_u64(me + s->l.cme_def);
+  __u32 type = 0;
+  bpf_probe_read_user(&type, sizeof(type), (const void *)def);
+  return (type & 0x0f) == RBT_RUBY_METHOD_TYPE_CFUNC ? me : 0;
+}
+
+static long walk_batch(__u64 index, void *ctx) {
+  struct scratch *s = ctx;
+  __u32 size = s->l.cfp_size;
+  if (size < 32 || size > 64 || s->cfp > s->end)
+    return 1;
+  __u64 left = (s->end - s->cfp) / size + 1;
+  __u32 k = left < BATCH ? left : BATCH;
+  __u32 bytes = k * size;
+  if (bytes == 0 || bytes > BATCH * 64)
+    return 1;
+  if (bpf_probe_read_user(s->cf, bytes, (const void *)s->cfp))
+    return 1;
+  for (__u32 j = 0; j < BATCH; j++) {
+    if (j >= k)
+      break;
+    if (s->stack.count >= s->max) {
+      s->stack.truncated = (s->end - s->cfp) / size + 1;
+      return 1;
+    }
+    __u32 base = j * size;
+    __u64 pc = buf_u64(s->cf, base + s->l.cfp_pc);
+    __u64 iseq = buf_u64(s->cf, base + s->l.cfp_iseq);
+    if (pc && iseq) {
+      record(s, iseq, pc);
+    } else if (!pc) {
+      __u64 me = cfunc_entry(s, buf_u64(s->cf, base + s->l.cfp_ep));
+      if (me)
+        record(s, me, 0);
+    }
+    s->cfp += size;
+  }
+  return s->cfp > s->end;
+}
+
+// ---- Resolving a frame once: label, path and line (Ruby), or the C method's name. ----
+
+// Copies a Ruby String's bytes into dst (NUL-terminated, cut at cap - 1).
+static __always_inline void read_rstring(struct scratch *s, __u64 str, char *dst, __u32 cap) {
+  dst[0] = 0;
+  if (!str || bpf_probe_read_user(s->rstr, sizeof(s->rstr), (const void *)str))
+    return;
+  __u64 flags = s->rstr[0];
+  if ((flags & 0x1f) != RBT_RUBY_T_STRING)
+    return;
+  __u64 ptr, len;
+  if (flags & RBT_RUBY_STRING_NOEMBED) {
+    ptr = read_u64(str + s->l.rstring_heap_ptr);
+    len = s->rstr[2];  // both layouts keep the heap length at 16
+  } else {
+    ptr = str + s->l.rstring_embed;
+    len = s->l.rstring_embed_len_in_flags ? (flags >> 14) & 0x1f : s->rstr[2];
+  }
+  if (len > cap - 1)
+    len = cap - 1;
+  len &= (RBT_RUBY_PATH_LEN - 1);
+  if (bpf_probe_read_user(dst, len, (const void *)ptr))
+    len = 0;
+  dst[len & (RBT_RUBY_PATH_LEN - 1)] = 0;
+}
+
+// Element 0 of pathobj when it is [path, realpath], else pathobj itself.
+static __always_inline __u64 path_string(struct scratch *s, __u64 pathobj) {
+  __u64 flags = read_u64(pathobj);
+  if ((flags & 0x1f) != RBT_RUBY_T_ARRAY)
+    return pathobj;
+  if (flags & RBT_RUBY_ARRAY_EMBED)
+    return read_u64(pathobj + s->l.rarray_embed);
+  return read_u64(read_u64(pathobj + s->l.rarray_heap_ptr));
+}
+
+static __always_inline __u32 line_of(struct scratch *s, __u64 pc) {
+  const __u8 *b = s->body;
+  __u64 encoded = buf_u64(b, s->l.body_iseq_encoded);
+  __u64 info = buf_u64(b, s->l.insns_info_body);
+  __u32 n = (__u32)buf_u64(b, s->l.insns_info_size);
+  __u64 succ = buf_u64(b, s->l.insns_info_succ);
+  __u64 first = buf_u64(b, s->l.body_location + s->l.loc_first_lineno) >> 1;  // a Fixnum
+  __u32 entry = s->l.insn_info_entry_size;
+  __u32 idx = 1;
+  if (n == 0 || !info)
+    return (__u32)first;
+  if (n > 1) {
+    if (!succ)
+      return (__u32)first;
+    __u64 pos = rbt_ruby_insn_pos(pc, encoded);
+    __u64 off = rbt_ruby_succ_read_offset(pos);
+    __u32 bytes = pos < RBT_RUBY_SUCC_IMM_ENTRIES ? 8 : RBT_RUBY_SUCC_BLOCK_BYTES;
+    if (bpf_probe_read_user(s->succ, bytes, (const void *)(succ + off)))
+      return (__u32)first;
+    idx = rbt_ruby_succ_index(pos, s->succ);
+    if (idx == 0 || idx > n)
+      return (__u32)first;
+  }
+  __u32 line = 0;
+  bpf_probe_read_user(&line, sizeof(line), (const void *)(info + (__u64)(idx - 1) * entry));
+  return line;
+}
+
+// The C method's name from ruby_global_symbols (ID → String), when user space found the table.
+static __always_inline void cfunc_name(struct scratch *s, __u64 id) {
+  __u64 table = s->global_symbols;
+  if (!table || !id)
+    return;
+  __u64 serial = id > RBT_RUBY_LAST_OP_ID ? id >> 4 : id;
+  // rb_symbols_t: {rb_id_serial_t last_id; st_table *str_sym; VALUE ids; ...}
+  __u64 ids = read_u64(table + 16);
+  __u64 flags = read_u64(ids);
+  __u64 elems = flags & RBT_RUBY_ARRAY_EMBED ? ids + s->l.rarray_embed
+                                             : read_u64(ids + s->l.rarray_heap_ptr);
+  __u64 chunk = read_u64(elems + (serial / RBT_RUBY_ID_ENTRY_UNIT) * 8);
+  __u64 cflags = read_u64(chunk);
+  __u64 celems = cflags & RBT_RUBY_ARRAY_EMBED ? chunk + s->l.rarray_embed
+                                               : read_u64(chunk + s->l.rarray_heap_ptr);
+  __u64 str = read_u64(celems + (serial % RBT_RUBY_ID_ENTRY_UNIT) * 2 * 8);
+  read_rstring(s, str, s->frame.label, RBT_RUBY_LABEL_LEN);
+}
+
+static __always_inline void resolve(struct scratch *s, __u64 addr, __u64 pc) {
+  struct rbt_ruby_frame *f = &s->frame;
+  f->label[0] = 0;
+  f->path[0] = 0;
+  f->line = 0;
+  f->cfunc = 0;
+  if (pc == 0) {
+    f->kind = RBT_RUBY_FRAME_CFUNC;
+    __u64 def = read_u64(addr + s->l.cme_def);
+    f->cfunc = read_u64(def + s->l.def_cfunc_func);
+    cfunc_name(s, read_u64(def + s->l.def_original_id));
+    return;
+  }
+  f->kind = RBT_RUBY_FRAME_RUBY;
+  __u64 body = read_u64(addr + s->l.iseq_body);
+  if (!body || bpf_probe_read_user(s->body, BODY_BUF, (const void *)body))
+    return;
+  __u32 loc = s->l.body_location;
+  read_rstring(s, buf_u64(s->body, loc + s->l.loc_label), f->label, RBT_RUBY_LABEL_LEN);
+  read_rstring(s, path_string(s, buf_u64(s->body, loc + s->l.loc_pathobj)), f->path,
+               RBT_RUBY_PATH_LEN);
+  f->line = line_of(s, pc);
+}
+
+static long resolve_one(__u64 index, void *ctx) {
+  struct scratch *s = ctx;
+  if (index >= s->stack.count)
+    return 1;
+  __u32 i = index & (RBT_RUBY_MAX_DEPTH - 1);
+  s->fkey.addr = s->stack.frames[i].addr;
+  s->fkey.pc = s->stack.frames[i].pc;
+  if (bpf_map_lookup_elem(&rbt_ruby_frames, &s->fkey))
+    return 0;
+  resolve(s, s->fkey.addr, s->fkey.pc);
+  bpf_map_update_elem(&rbt_ruby_frames, &s->fkey, &s->frame, BPF_NOEXIST);
+  return 0;
+}
+
+// ---- Entry point ----
+
+// The thread's rb_execution_context_t, or 0 when the thread has not run Ruby.
+static __always_inline __u64 current_ec(const struct rbt_ruby_proc *p) {
+  struct task_struct *task = bpf_get_current_task_btf();
+  __u64 tp = task->thread.fsbase;
+  if (!tp)
+    return 0;
+  if (p->tls_kind == RBT_RUBY_TLS_TPOFF)
+    return read_u64(tp + p->tls_offset);
+  __u64 dtv = read_u64(tp + 8);
+  __u64 block = dtv ? read_u64(dtv + p->tls_modid * 16) : 0;
+  // An unallocated block of a dynamically loaded module reads as 0 or -1 (TLS_DTV_UNALLOCATED).
+  if (!block || block == (__u64)-1)
+    return 0;
+  return read_u64(block + p->tls_offset);
+}
+
+__u64 rbt_rstack(void *ctx, __u64 max_depth) {
+  __u64 pid_tgid = bpf_get_current_pid_tgid();
+  __u32 tgid = pid_tgid >> 32;
+  if (tgid == 0)
+    return 0;
+  struct rbt_ruby_proc *p = bpf_map_lookup_elem(&rbt_ruby_procs, &tgid);
+  if (!p) {
+    __u64 now = bpf_ktime_get_ns();
+    bpf_map_update_elem(&rbt_ruby_unknown, &tgid, &now, BPF_NOEXIST);
+    return 0;
+  }
+  if (p->layout == RBT_RUBY_NOT_RUBY)
+    return 0;
+  __u32 zero = 0, layout = p->layout;
+  struct scratch *s = bpf_map_lookup_elem(&rbt_ruby_scratch, &zero);
+  struct rbt_ruby_layout *l = bpf_map_lookup_elem(&rbt_ruby_layouts, &layout);
+  if (!s || !l)
+    return 0;
+  __u64 ec = current_ec(p);
+  if (!ec)
+    return 0;
+  __builtin_memcpy(&s->l, l, sizeof(*l));
+  __u64 head[3] = {};  // vm_stack, vm_stack_size, cfp
+  if (bpf_probe_read_user(head, sizeof(head), (const void *)(ec + s->l.ec_vm_stack)))
+    return 0;
+  if (s->l.ec_cfp != 16 || s->l.ec_vm_stack_size != 8)
+    return 0;  // every known layout agrees; a new one needs this read generalised
+  if (!head[0] || !head[2])
+    return 0;
+  s->cfp = head[2];
+  s->end = head[0] + head[1] * 8 - 2 * (__u64)s->l.cfp_size;
+  s->max = max_depth == 0 ? RBT_RUBY_DEFAULT_DEPTH
+           : max_depth > RBT_RUBY_MAX_DEPTH ? RBT_RUBY_MAX_DEPTH
+                                            : (__u32)max_depth;
+  s->global_symbols = p->global_symbols;
+  s->hash = 0xcbf29ce484222325ULL ^ tgid;
+  s->stack.tgid = tgid;
+  s->stack.count = 0;
+  s->stack.truncated = 0;
+  s->stack.pad = 0;
+  // Dummy frames are skipped, so a walk may visit more control frames than it keeps.
+  bpf_loop(2 * RBT_RUBY_MAX_DEPTH / BATCH, walk_batch, s, 0);
+  if (s->stack.count == 0 && s->stack.truncated == 0)
+    return 0;
+  __u64 id = (s->hash ^ ((__u64)s->stack.truncated << 32) ^ s->stack.count) | 1;
+  if (bpf_map_lookup_elem(&rbt_ruby_stacks, &id))
+    return id;
+  // A new stack: name its frames first, so user space never sees a stack without its frames.
+  s->fkey.tgid = tgid;
+  s->fkey.pad = 0;
+  bpf_loop(s->stack.count, resolve_one, s, 0);
+  bpf_map_update_elem(&rbt_ruby_stacks, &id, &s->stack, BPF_NOEXIST);
+  return id;
+}
