@@ -18,6 +18,7 @@ const RecordLayout *MachineTypes::tracepoint_format(const ProbeDesc &probe) {
 sema::Environment MachineTypes::environment(const Options &options) {
   sema::Environment env;
   env.unsafe = options.unsafe;
+  env.has_command = !options.command.empty();
   env.positional = options.args;
   pid_t pid = options.pid;
   env.expand_probe = [pid](const ProbeDesc &p) { return runtime::expand_probe(p, pid); };

@@ -64,6 +64,13 @@ struct StackMapDesc {
   uint32_t depth = 0;
 };
 
+// Values only known when rbt runs (elapsed, ncpus, cpid), read by programs from a map.
+struct RuntimeConfig {
+  uint64_t start_ns = 0;  // CLOCK_MONOTONIC (bpf_ktime_get_ns) when rbt started tracing
+  uint64_t ncpus = 0;
+  uint64_t cpid = 0;
+};
+
 // Events in the ring buffer start with a u64 id; the payload follows at offset 8.
 enum class EventId : uint64_t {
   Exit = 1,            // payload: int64 exit code
@@ -97,7 +104,9 @@ struct Manifest {
   std::vector<MapDesc> maps;
   std::vector<ActionDesc> actions;
   std::vector<StackMapDesc> stack_maps;
-  std::string seen_pids_name = "seen_pids";  // pids whose memory map user space has captured
+  std::string seen_pids_name = "seen_pids";
+  // A one-entry array of RuntimeConfig the runtime fills before BEGIN (when present).
+  std::string config_name = "rbt_config";  // pids whose memory map user space has captured
   std::string ringbuf_name = "events";
 };
 

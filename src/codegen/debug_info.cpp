@@ -77,6 +77,10 @@ llvm::DISubprogram *DebugInfo::describe_function(llvm::Function &fn, unsigned li
   auto *sp = dib_.createFunction(file_, fn.getName(), fn.getName(), file_, line, probe_fn_type_,
                                  line, llvm::DINode::FlagPrototyped,
                                  llvm::DISubprogram::SPFlagDefinition);
+  // The kernel rejects BTF whose function prototypes have unnamed parameters; BTF takes the
+  // names from parameter variables the subprogram retains.
+  dib_.createParameterVariable(sp, "ctx", 1, file_, line, dib_.createPointerType(nullptr, 64),
+                               /*AlwaysPreserve=*/true);
   fn.setSubprogram(sp);
   return sp;
 }

@@ -9,6 +9,7 @@
 // Blobs embedded by stdlib/bpf/CMakeLists.txt.
 extern "C" const char rbt_stdlib_usdt_start[], rbt_stdlib_usdt_end[];
 extern "C" const char rbt_stdlib_ruby_stack_start[], rbt_stdlib_ruby_stack_end[];
+extern "C" const char rbt_stdlib_strings_start[], rbt_stdlib_strings_end[];
 
 namespace rbt::codegen {
 
@@ -20,6 +21,7 @@ struct Blob {
 };
 
 const Blob kBlobs[] = {
+    {"strings", rbt_stdlib_strings_start, rbt_stdlib_strings_end},
     {"usdt", rbt_stdlib_usdt_start, rbt_stdlib_usdt_end},
     {"ruby_stack", rbt_stdlib_ruby_stack_start, rbt_stdlib_ruby_stack_end},
 };
@@ -34,8 +36,9 @@ Status link_stdlib(llvm::Module &module, std::string_view library) {
   if (!blob)
     return make_error("linking the BPF library", "no library '" + std::string(library) + "'");
 
-  llvm::MemoryBufferRef buffer(llvm::StringRef(blob->start, blob->end - blob->start),
-                               std::string(library));
+  // MemoryBufferRef keeps only a reference to its name: the string must outlive the parse.
+  const std::string name(library);
+  llvm::MemoryBufferRef buffer(llvm::StringRef(blob->start, blob->end - blob->start), name);
   auto parsed = llvm::parseBitcodeFile(buffer, module.getContext());
   if (!parsed)
     return make_error("linking the BPF library " + std::string(library),
@@ -52,9 +55,16 @@ Status link_stdlib(llvm::Module &module, std::string_view library) {
       programs.insert(fn.getName().str());
   if (llvm::Linker::linkModules(module, std::move(lib), llvm::Linker::Flags::LinkOnlyNeeded))
     return make_error("linking the BPF library " + std::string(library), "LLVM's linker failed");
-  for (auto &fn : module.functions())
-    if (!fn.isDeclaration() && !programs.count(fn.getName().str()))
-      fn.setLinkage(llvm::GlobalValue::InternalLinkage);
+  // Library functions become static, and are inlined into their callers: their debug info
+  // still calls them global, and the verifier checks a global BPF function on its own, without
+  // the caller's constant arguments (a USDT argument index would then look unbounded).
+  for (auto &fn : module.functions()) {
+    if (fn.isDeclaration() || programs.count(fn.getName().str()))
+      continue;
+    fn.setLinkage(llvm::GlobalValue::InternalLinkage);
+    if (!fn.hasFnAttribute(llvm::Attribute::NoInline))
+      fn.addFnAttr(llvm::Attribute::AlwaysInline);
+  }
   return Ok{};
 }
 

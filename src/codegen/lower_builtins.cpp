@@ -1,6 +1,7 @@
 // Builtin identifiers and functions of builtins.def, one lower_<id> each.
 
 #include <cassert>
+#include <cstddef>
 
 #include "format_spec.h"
 #include "lowering.h"
@@ -187,6 +188,101 @@ llvm::Value *Lowering::lower_kstack(const Builtin &node) { return lower_stack(ty
 llvm::Value *Lowering::lower_ustack(const Builtin &node) { return lower_stack(type_of(&node)); }
 llvm::Value *Lowering::lower_kstack_n(const Call &call) { return lower_stack(type_of(&call)); }
 llvm::Value *Lowering::lower_ustack_n(const Call &call) { return lower_stack(type_of(&call)); }
+
+// A field of the RuntimeConfig map (0 if the map could not be read).
+llvm::Value *Lowering::config_field(size_t offset) {
+  llvm::Value *key = b_.stack_slot(4, "config_key");
+  llvm::Value *found = b_.map_lookup(resources_.config(), key);
+  llvm::BasicBlock *miss = b_.GetInsertBlock();
+  auto *hit = new_block("config_hit");
+  auto *done = new_block("config_done");
+  b_.CreateCondBr(b_.CreateIsNull(found), done, hit);
+  b_.SetInsertPoint(hit);
+  llvm::Value *v = b_.CreateLoad(b_.getInt64Ty(), b_.byte_ptr(found, offset));
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+  auto *phi = b_.CreatePHI(b_.getInt64Ty(), 2);
+  phi->addIncoming(b_.getInt64(0), miss);
+  phi->addIncoming(v, hit);
+  return phi;
+}
+
+llvm::Value *Lowering::lower_elapsed(const Builtin &) {
+  return b_.CreateSub(b_.call_helper(BPF_FUNC_ktime_get_ns, b_.getInt64Ty(), {}),
+                      config_field(offsetof(RuntimeConfig, start_ns)));
+}
+llvm::Value *Lowering::lower_ncpus(const Builtin &) {
+  return config_field(offsetof(RuntimeConfig, ncpus));
+}
+llvm::Value *Lowering::lower_cpid(const Builtin &) {
+  return config_field(offsetof(RuntimeConfig, cpid));
+}
+
+llvm::Value *Lowering::lower_func(const Builtin &node) {
+  llvm::Value *slot = b_.stack_slot(type_of(&node).size, "func");
+  b_.store_bytes(slot, probe_->func.substr(probe_->func.find(':') + 1));
+  return slot;
+}
+
+llvm::Value *Lowering::call_stdlib(const char *library, const char *name,
+                                   std::vector<llvm::Value *> args) {
+  libraries_.insert(library);
+  std::vector<llvm::Type *> params;
+  for (auto *a : args)
+    params.push_back(a->getType());
+  llvm::FunctionCallee fn = module_.getOrInsertFunction(
+      name, llvm::FunctionType::get(b_.getInt64Ty(), params, false));
+  return b_.CreateCall(fn, args);
+}
+
+llvm::Value *Lowering::lower_has_key(const Call &call) {
+  auto &map = static_cast<const MapRef &>(*call.args[0]);
+  const MapDesc &desc = resources_.map_desc(map.name);
+  llvm::Value *key = b_.stack_slot(desc.user_key_size(), "key");
+  if (call.args.size() == 2) {
+    store_value(key, desc.key, *call.args[1]);
+  } else {
+    for (size_t i = 1; i < call.args.size(); i++)
+      store_value(b_.byte_ptr(key, desc.key.offsets[i - 1]), desc.key.elems[i - 1], *call.args[i]);
+  }
+  llvm::Value *found = b_.map_lookup(resources_.map_global(map.name), key);
+  return b_.CreateZExt(b_.CreateIsNotNull(found), b_.getInt64Ty());
+}
+
+llvm::Value *Lowering::lower_len(const Call &call) {
+  auto &map = static_cast<const MapRef &>(*call.args[0]);
+  return call_stdlib("strings", "rbt_map_len", {resources_.map_global(map.name)});
+}
+
+llvm::Value *Lowering::lower_strlen(const Call &call) {
+  llvm::Value *s = lower_expr(*call.args[0]);
+  return call_stdlib("strings", "rbt_strlen", {s, b_.getInt64(type_of(call.args[0]).size)});
+}
+
+llvm::Value *Lowering::lower_strncmp(const Call &call) {
+  llvm::Value *a = lower_expr(*call.args[0]), *b = lower_expr(*call.args[1]);
+  uint64_t n = static_cast<const IntLit &>(*call.args[2]).value;
+  return call_stdlib("strings", "rbt_strncmp",
+                     {a, b_.getInt64(type_of(call.args[0]).size), b,
+                      b_.getInt64(type_of(call.args[1]).size), b_.getInt64(n)});
+}
+
+llvm::Value *Lowering::lower_strcontains(const Call &call) {
+  llvm::Value *h = lower_expr(*call.args[0]), *n = lower_expr(*call.args[1]);
+  return call_stdlib("strings", "rbt_strcontains",
+                     {h, b_.getInt64(type_of(call.args[0]).size), n,
+                      b_.getInt64(type_of(call.args[1]).size)});
+}
+
+llvm::Value *Lowering::lower_bswap(const Call &call) {
+  const Type &t = type_of(&call);
+  llvm::Value *v = lower_expr(*call.args[0]);
+  if (t.size == 1)
+    return v;
+  llvm::Type *ty = b_.getIntNTy(t.size * 8);
+  llvm::Value *swapped = b_.CreateUnaryIntrinsic(llvm::Intrinsic::bswap, b_.CreateTrunc(v, ty));
+  return b_.CreateZExt(swapped, b_.getInt64Ty());
+}
 
 llvm::Value *Lowering::lower_args(const Builtin &) { return ctx(); }
 

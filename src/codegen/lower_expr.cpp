@@ -18,6 +18,19 @@ llvm::Value *Lowering::lower_expr(const Expr &expr) {
     b_.store_bytes(slot, s.value);  // the slot is zeroed: the terminator is already there
     return slot;
   }
+  case NodeKind::Positional: {
+    auto &p = static_cast<const Positional &>(expr);
+    const Type &t = type_of(&p);
+    if (p.index == 0)
+      return b_.getInt64(sema_.positional.size());
+    const std::string *arg = p.index <= sema_.positional.size() ? &sema_.positional[p.index - 1]
+                                                                : nullptr;
+    if (t.is_scalar())
+      return b_.getInt64(arg ? std::stoll(*arg) : 0);
+    llvm::Value *slot = b_.stack_slot(t.size, "positional");
+    b_.store_bytes(slot, *arg);
+    return slot;
+  }
   case NodeKind::Builtin:
     return lower_builtin(static_cast<const Builtin &>(expr));
   case NodeKind::Var: {

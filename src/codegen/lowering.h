@@ -45,6 +45,7 @@ private:
   void lower_assign_var(const ast::AssignVar &assign);
   void lower_if(const ast::If &stmt);
   void lower_while(const ast::While &stmt);
+  void lower_for(const ast::For &stmt);
   void lower_return();
 
   // Expressions
@@ -74,6 +75,10 @@ private:
   llvm::Value *hist_key(const MapDesc &map, llvm::Value *key, llvm::Value *bucket);
   llvm::Value *log2_bucket(llvm::Value *value, bool is_signed);
   llvm::Value *linear_bucket(llvm::Value *value, const Type &lhist);
+
+  // Runtime values and library calls
+  llvm::Value *config_field(size_t offset);
+  llvm::Value *call_stdlib(const char *library, const char *name, std::vector<llvm::Value *> args);
 
   // Stacks
   llvm::Value *lower_stack(const Type &t);

@@ -40,6 +40,13 @@ llvm::GlobalVariable *Resources::seen_pids() {
   return seen_pids_;
 }
 
+llvm::GlobalVariable *Resources::config() {
+  if (!config_)
+    config_ = debug_info_.define_map(manifest_.config_name, BPF_MAP_TYPE_ARRAY, 1, 4,
+                                     sizeof(RuntimeConfig));
+  return config_;
+}
+
 const MapDesc &Resources::map_desc(const std::string &name) const {
   return manifest_.maps.at(map_index_.at(name));
 }

@@ -28,6 +28,8 @@ public:
   llvm::GlobalVariable *stack_map(bool user, uint32_t depth);
   // pid → 1 for processes whose memory map user space was told to capture (ustack).
   llvm::GlobalVariable *seen_pids();
+  // The RuntimeConfig map, made on first use.
+  llvm::GlobalVariable *config();
 
   // Registers an action (printf, print, clear, ...); returns the event id that triggers it.
   uint64_t add_action(ActionDesc action);
@@ -43,6 +45,7 @@ private:
   std::map<std::string, size_t> map_index_;
   llvm::GlobalVariable *ringbuf_ = nullptr;
   llvm::GlobalVariable *seen_pids_ = nullptr;
+  llvm::GlobalVariable *config_ = nullptr;
   std::map<std::pair<bool, uint32_t>, llvm::GlobalVariable *> stack_maps_;
   DebugInfo &debug_info_;
 };

@@ -25,12 +25,15 @@ enum class NodeKind : uint8_t {
   Tuple,
   FieldAccess,
   Cast,
+  Positional,
   // Statements
   ExprStmt,
   AssignMap,
   AssignVar,
   If,
   While,
+  For,
+  Unroll,
   Jump,
   Block,
   // Structure
@@ -59,8 +62,10 @@ struct Expr : Node {
 
 struct IntLit : Expr {
   static constexpr NodeKind Kind = NodeKind::IntLit;
-  IntLit(SourceRange r, uint64_t value) : Expr(Kind, r), value(value) {}
+  IntLit(SourceRange r, uint64_t value, bool is_bool = false)
+      : Expr(Kind, r), value(value), is_bool(is_bool) {}
   uint64_t value;
+  bool is_bool;  // `true` / `false`
 };
 
 struct StrLit : Expr {
@@ -159,6 +164,13 @@ struct Cast : Expr {
   Expr *operand;
 };
 
+// `$1`..`$N` (index >= 1) or `$#` (index 0): the script's command-line arguments.
+struct Positional : Expr {
+  static constexpr NodeKind Kind = NodeKind::Positional;
+  Positional(SourceRange r, unsigned index) : Expr(Kind, r), index(index) {}
+  unsigned index;
+};
+
 struct Stmt : Node {
   using Node::Node;
 };
@@ -203,6 +215,24 @@ struct While : Stmt {
   static constexpr NodeKind Kind = NodeKind::While;
   While(SourceRange r, Expr *cond, Block *body) : Stmt(Kind, r), cond(cond), body(body) {}
   Expr *cond;
+  Block *body;
+};
+
+// `for ($i : lo..hi) { }`: $i takes lo, lo+1, ..., hi-1.
+struct For : Stmt {
+  static constexpr NodeKind Kind = NodeKind::For;
+  For(SourceRange r, Var *var, Expr *lo, Expr *hi, Block *body)
+      : Stmt(Kind, r), var(var), lo(lo), hi(hi), body(body) {}
+  Var *var;
+  Expr *lo, *hi;
+  Block *body;
+};
+
+// `unroll (N) { }`: the body repeated N times at compile time.
+struct Unroll : Stmt {
+  static constexpr NodeKind Kind = NodeKind::Unroll;
+  Unroll(SourceRange r, uint64_t count, Block *body) : Stmt(Kind, r), count(count), body(body) {}
+  uint64_t count;
   Block *body;
 };
 

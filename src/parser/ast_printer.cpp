@@ -30,7 +30,10 @@ private:
 
   static std::string label(const Node &n) {
     switch (n.kind) {
-    case NodeKind::IntLit: return "int " + std::to_string(static_cast<const IntLit &>(n).value);
+    case NodeKind::IntLit: {
+      auto &lit = static_cast<const IntLit &>(n);
+      return lit.is_bool ? (lit.value ? "true" : "false") : "int " + std::to_string(lit.value);
+    }
     case NodeKind::StrLit: return "string \"" + escape(static_cast<const StrLit &>(n).value) + "\"";
     case NodeKind::Builtin: return "builtin " + static_cast<const Builtin &>(n).name;
     case NodeKind::Var: return "var " + static_cast<const Var &>(n).name;
@@ -52,6 +55,12 @@ private:
       return "cast " + std::string(c.is_struct ? "struct " : "") + c.type_name +
              (c.is_pointer ? " *" : "");
     }
+    case NodeKind::Positional: {
+      unsigned i = static_cast<const Positional &>(n).index;
+      return i ? "$" + std::to_string(i) : std::string("$#");
+    }
+    case NodeKind::For: return "for";
+    case NodeKind::Unroll: return "unroll " + std::to_string(static_cast<const Unroll &>(n).count);
     case NodeKind::ExprStmt: return "expr";
     case NodeKind::AssignMap: return "=";
     case NodeKind::AssignVar: return "=";
@@ -94,6 +103,11 @@ private:
     }
     case NodeKind::FieldAccess: return {static_cast<const FieldAccess &>(n).base};
     case NodeKind::Cast: return {static_cast<const Cast &>(n).operand};
+    case NodeKind::For: {
+      auto &f = static_cast<const For &>(n);
+      return {f.var, f.lo, f.hi, f.body};
+    }
+    case NodeKind::Unroll: return {static_cast<const Unroll &>(n).body};
     case NodeKind::ExprStmt: return {static_cast<const ExprStmt &>(n).expr};
     case NodeKind::AssignMap: {
       auto &a = static_cast<const AssignMap &>(n);

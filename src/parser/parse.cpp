@@ -93,8 +93,13 @@ std::optional<uint64_t> parse_int_literal(ParseState &state, const std::string &
     if (e != std::string::npos && e + 1 < digits.size()) {
       std::string exp = digits.substr(e + 1);
       if (exp.find_first_not_of("0123456789") == std::string::npos && exp.size() <= 2) {
-        for (int i = std::stoi(exp); i > 0; i--)
+        for (int i = std::stoi(exp); i > 0; i--) {
+          if (scale > UINT64_MAX / 10) {  // 1e20 and up used to wrap (1e64 was 0)
+            state.diags.error(state.token, "integer literal '" + text + "' does not fit in 64 bits");
+            return std::nullopt;
+          }
           scale *= 10;
+        }
         digits = digits.substr(0, e);
       }
     }

@@ -1,11 +1,13 @@
 #include "session.h"
 
+#include <bpf/bpf.h>
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <ctime>
 #include <cstdarg>
 #include <cstring>
 
@@ -91,6 +93,7 @@ void Session::detach() {
   events_.reset();
   output::set_stack_frames(nullptr);
   stacks_.reset();
+  ruby_.reset();
   if (obj_) {
     bpf_object__close(obj_);
     obj_ = nullptr;
@@ -130,12 +133,38 @@ Status Session::load(const std::vector<char> &elf) {
     maps.push_back(bpf_object__find_map_by_name(obj_, desc.bpf_name.c_str()));
   events_ = std::make_unique<EventReader>(manifest_, *writer_, std::move(maps));
   stacks_ = std::make_unique<StackPrinter>(manifest_, obj_);
+  write_config();
   events_->on_new_process = [this](pid_t pid) { stacks_->capture_process(pid); };
-  output::set_stack_frames(
-      [this](const Type &t, const uint8_t *v) { return stacks_->frames(t, v); });
+  ruby_ = ruby::RubyStacks::open(obj_, options_.verbose);
+  if (ruby_)
+    if (auto s = ruby_->fill_layouts(); !s)
+      return s;
+  output::set_stack_frames([this](const Type &t, const uint8_t *v) {
+    if (t.stack_kind == StackKind::Ruby) {
+      uint64_t id;
+      memcpy(&id, v, 8);
+      return ruby_ ? ruby_->frames(id) : std::vector<std::string>{};
+    }
+    return stacks_->frames(t, v);
+  });
   if (auto s = events_->open(rb); !s)
     return s;
   return Ok{};
+}
+
+// elapsed, ncpus and cpid read the RuntimeConfig map; fill it if the programs use it.
+void Session::write_config() {
+  const bpf_map *map = bpf_object__find_map_by_name(obj_, manifest_.config_name.c_str());
+  if (!map)
+    return;
+  RuntimeConfig config;
+  timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);  // the clock of bpf_ktime_get_ns
+  config.start_ns = static_cast<uint64_t>(now.tv_sec) * 1000000000ull + now.tv_nsec;
+  config.ncpus = static_cast<uint64_t>(libbpf_num_possible_cpus());
+  config.cpid = child_.pid() > 0 ? static_cast<uint64_t>(child_.pid()) : 0;
+  uint32_t key = 0;
+  bpf_map_update_elem(bpf_map__fd(map), &key, &config, BPF_ANY);
 }
 
 bpf_program *Session::program_for(const ProbeDesc &probe) {
@@ -147,6 +176,7 @@ Status Session::start_command() {
     return Ok{};
   if (auto s = child_.spawn(options_.command); !s)
     return s;
+  write_config();
   child_.on_exit([this](pid_t pid) {
     if (stacks_)
       stacks_->capture_process(pid);
@@ -189,6 +219,10 @@ Status Session::attach() {
     for (auto &l : *links)
       links_.push_back(std::move(l));
   }
+  // rstack: -p must name a Ruby now; a -c child is still before exec, so it is watched.
+  if (ruby_ && options_.pid > 0)
+    if (auto s = ruby_->add_process(options_.pid, !options_.command.empty()); !s)
+      return s;
   if (!child_.exited() && child_.pid() > 0)
     if (auto s = child_.release(); !s)
       return s;
@@ -224,7 +258,12 @@ Status Session::run() {
   bool stop = events_->exit_requested() || (child_.pid() > 0 && child_.reap());
   while (!stop) {
     epoll_event ready[2];
-    int n = epoll_wait(ep, ready, 2, -1);
+    // rstack learns about Ruby processes by polling: every 2 ms while a -c child is becoming
+    // Ruby, then every 50 ms for processes the probes met.
+    int timeout = !ruby_ ? -1 : ruby_->watching() ? 2 : 50;
+    int n = epoll_wait(ep, ready, 2, timeout);
+    if (ruby_)
+      ruby_->poll();
     if (n < 0 && errno == EINTR)
       continue;
     for (int i = 0; i < n; i++) {

@@ -17,6 +17,7 @@
 #include "options.h"
 #include "output/writer.h"
 #include "result.h"
+#include "ruby/ruby_stacks.h"
 
 namespace rbt::runtime {
 
@@ -55,6 +56,7 @@ public:
 
 private:
   bpf_program *program_for(const ProbeDesc &probe);
+  void write_config();
   Status run_special(ProbeKind kind);
 
   Manifest manifest_;
@@ -64,6 +66,7 @@ private:
   std::vector<Link> links_;
   std::unique_ptr<EventReader> events_;
   std::unique_ptr<class StackPrinter> stacks_;
+  std::unique_ptr<ruby::RubyStacks> ruby_;  // rstack: null when the script does not use it
   ChildProcess child_;
   std::string log_;
 };

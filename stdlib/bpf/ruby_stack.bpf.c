@@ -1,6 +1,6 @@
 // rstack: the Ruby stack of the thread a probe fired on, walked inside BPF.
 //
-// Codegen calls `rbt_rstack(ctx, max_depth)`; it returns a stack id (0: no Ruby on this thread,
+// Codegen calls `rbt_rstack(max_depth)`; it returns a stack id (0: no Ruby on this thread,
 // or a process user space has not inspected yet) whose frames are in rbt_ruby_stacks, and whose
 // names and lines are in rbt_ruby_frames. Per sample we only walk and hash raw (iseq, pc) pairs;
 // strings and lines are read once, when a stack is new (design: ruby-stack.md §5).
@@ -70,7 +70,7 @@ struct {
 struct scratch {
   struct rbt_ruby_layout l;
   __u64 cfp, end, hash;
-  __u32 max, done;
+  __u32 max, has_leaf, leaf;
   __u64 global_symbols;
   __u8 cf[CF_BUF];
   __u8 body[BODY_BUF];
@@ -107,8 +107,15 @@ static __always_inline void record(struct scratch *s, __u64 addr, __u64 pc) {
   s->stack.frames[n & (RBT_RUBY_MAX_DEPTH - 1)].addr = addr;
   s->stack.frames[n & (RBT_RUBY_MAX_DEPTH - 1)].pc = pc;
   s->stack.count = n + 1;
-  // FNV-1a-like mixing of whole words: stable and cheap.
+  // FNV-1a-like mixing of whole words: stable and cheap. The leaf Ruby frame's pc moves on
+  // every sample of a hot loop; its line is mixed in after the walk instead (see rbt_rstack),
+  // so one line makes one stack.
   s->hash = (s->hash ^ addr) * 0x100000001b3ULL;
+  if (pc && !s->has_leaf) {
+    s->has_leaf = 1;
+    s->leaf = n;
+    return;
+  }
   s->hash = (s->hash ^ pc) * 0x100000001b3ULL;
 }
 
@@ -130,8 +137,13 @@ static __always_inline __u64 cfunc_entry(struct scratch *s, __u64 ep) {
   return (type & 0x0f) == RBT_RUBY_METHOD_TYPE_CFUNC ? me : 0;
 }
 
+// bpf_loop wants its context on the BPF stack: it carries the scratch pointer.
+struct loop_ctx {
+  struct scratch *s;
+};
+
 static long walk_batch(__u64 index, void *ctx) {
-  struct scratch *s = ctx;
+  struct scratch *s = ((struct loop_ctx *)ctx)->s;
   __u32 size = s->l.cfp_size;
   if (size < 32 || size > 64 || s->cfp > s->end)
     return 1;
@@ -272,7 +284,7 @@ static __always_inline void resolve(struct scratch *s, __u64 addr, __u64 pc) {
 }
 
 static long resolve_one(__u64 index, void *ctx) {
-  struct scratch *s = ctx;
+  struct scratch *s = ((struct loop_ctx *)ctx)->s;
   if (index >= s->stack.count)
     return 1;
   __u32 i = index & (RBT_RUBY_MAX_DEPTH - 1);
@@ -303,7 +315,9 @@ static __always_inline __u64 current_ec(const struct rbt_ruby_proc *p) {
   return read_u64(block + p->tls_offset);
 }
 
-__u64 rbt_rstack(void *ctx, __u64 max_depth) {
+// No ctx argument: when a probe takes several rstacks this stays a function of its own, which
+// BTF calls global, and the verifier would not accept a void * ctx parameter of a global one.
+__u64 rbt_rstack(__u64 max_depth) {
   __u64 pid_tgid = bpf_get_current_pid_tgid();
   __u32 tgid = pid_tgid >> 32;
   if (tgid == 0)
@@ -343,17 +357,35 @@ __u64 rbt_rstack(void *ctx, __u64 max_depth) {
   s->stack.count = 0;
   s->stack.truncated = 0;
   s->stack.pad = 0;
+  s->has_leaf = 0;
   // Dummy frames are skipped, so a walk may visit more control frames than it keeps.
-  bpf_loop(2 * RBT_RUBY_MAX_DEPTH / BATCH, walk_batch, s, 0);
+  struct loop_ctx lc = {s};
+  bpf_loop(2 * RBT_RUBY_MAX_DEPTH / BATCH, walk_batch, &lc, 0);
   if (s->stack.count == 0 && s->stack.truncated == 0)
     return 0;
+  s->fkey.tgid = tgid;
+  s->fkey.pad = 0;
+  if (s->has_leaf) {
+    // The leaf Ruby frame counts by line: resolve it now if this pc is new.
+    __u32 i = s->leaf & (RBT_RUBY_MAX_DEPTH - 1);
+    s->fkey.addr = s->stack.frames[i].addr;
+    s->fkey.pc = s->stack.frames[i].pc;
+    struct rbt_ruby_frame *f = bpf_map_lookup_elem(&rbt_ruby_frames, &s->fkey);
+    __u32 line;
+    if (f) {
+      line = f->line;
+    } else {
+      resolve(s, s->fkey.addr, s->fkey.pc);
+      bpf_map_update_elem(&rbt_ruby_frames, &s->fkey, &s->frame, BPF_NOEXIST);
+      line = s->frame.line;
+    }
+    s->hash = (s->hash ^ line) * 0x100000001b3ULL;
+  }
   __u64 id = (s->hash ^ ((__u64)s->stack.truncated << 32) ^ s->stack.count) | 1;
   if (bpf_map_lookup_elem(&rbt_ruby_stacks, &id))
     return id;
   // A new stack: name its frames first, so user space never sees a stack without its frames.
-  s->fkey.tgid = tgid;
-  s->fkey.pad = 0;
-  bpf_loop(s->stack.count, resolve_one, s, 0);
+  bpf_loop(s->stack.count, resolve_one, &lc, 0);
   bpf_map_update_elem(&rbt_ruby_stacks, &id, &s->stack, BPF_NOEXIST);
   return id;
 }

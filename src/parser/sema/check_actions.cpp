@@ -41,7 +41,8 @@ bool TypeChecker::check_format_args(const Call &call, size_t first, const std::s
       ok = false;
       continue;
     }
-    bool fits = piece.conversion == 's' ? (t.is_string() || t.is_int() || t.is_tuple()) : t.is_int();
+    bool fits = piece.conversion == 's' ? (t.is_string() || t.is_int() || t.is_tuple() || t.is_stack()) :
+                                          t.is_int();
     if (!fits) {
       diags_.error(e.range, what + "(): %" + piece.conversion + " expects " +
                                 (piece.conversion == 's' ? "a string" : "an integer") + ", not " +
@@ -106,7 +107,7 @@ Type TypeChecker::check_print(const Call &call) {
   Type t = check_expr(first);
   if (t.is_none())
     return Type::none();
-  if (!t.is_int() && !t.is_string() && !t.is_tuple()) {
+  if (!t.is_int() && !t.is_string() && !t.is_tuple() && !t.is_stack()) {
     diags_.error(first.range, "print() cannot print a value of type " + t.name());
     return Type::none();
   }

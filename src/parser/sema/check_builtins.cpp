@@ -125,7 +125,7 @@ Type TypeChecker::check_printf(const Call &call) {
     const Type &t = info_.type_of(&e);
     if (t.is_none())
       continue;
-    bool ok = piece.conversion == 's' ? (t.is_string() || t.is_int() || t.is_tuple()) : t.is_int();
+    bool ok = piece.conversion == 's' ? (t.is_string() || t.is_int() || t.is_tuple() || t.is_stack()) : t.is_int();
     if (!ok)
       diags_.error(e.range, std::string("printf: %") + piece.conversion + " expects " +
                                 (piece.conversion == 's' ? "a string" : "an integer") + ", not " +
@@ -239,6 +239,109 @@ Type TypeChecker::check_stack_call(const Call &call, StackKind kind) {
     depth = static_cast<uint32_t>(*n);
   }
   return Type::stack(kind, depth, mode);
+}
+
+Type TypeChecker::check_elapsed(const Builtin &) { return u64(); }
+Type TypeChecker::check_ncpus(const Builtin &) { return u64(); }
+Type TypeChecker::check_cpid(const Builtin &node) {
+  if (!env_.has_command)
+    diags_.error(node.range, "cpid needs a command to trace: run rbt with -c 'COMMAND'");
+  return u32();
+}
+
+// The probed function's name: a constant per attach point.
+Type TypeChecker::check_func(const Builtin &node) {
+  size_t longest = 0;
+  for (auto &p : info_.probes[probe_]) {
+    if (p.kind != ProbeKind::Uprobe && p.kind != ProbeKind::Uretprobe &&
+        p.kind != ProbeKind::Kprobe && p.kind != ProbeKind::Kretprobe &&
+        p.kind != ProbeKind::Usdt) {
+      diags_.error(node.range, std::string("func is not available in ") + probe_kind_name(p.kind) +
+                                   " probes");
+      return Type::none();
+    }
+    longest = std::max(longest, p.func.size());
+  }
+  return Type::string(static_cast<uint32_t>(longest + 1));
+}
+
+// has_key(@m, key...): whether the map holds the key.
+Type TypeChecker::check_has_key(const Call &call) {
+  auto *map = dyn_cast<MapRef>(call.args[0]);
+  if (!map || !map->keys.empty()) {
+    diags_.error(call.args[0]->range, "has_key()'s first argument must be a map, as in "
+                                      "has_key(@m, key)");
+    return Type::none();
+  }
+  auto it = info_.maps.find(map->name);
+  if (it == info_.maps.end()) {
+    unknown_map_reads_.push_back(map);
+    return Type::boolean();
+  }
+  if (it->second.value.is_histogram()) {
+    diags_.error(call.range, "has_key() cannot look into a histogram");
+    return Type::none();
+  }
+  std::vector<Type> keys;
+  for (size_t i = 1; i < call.args.size(); i++)
+    keys.push_back(storage_type(check_expr(*call.args[i])));
+  Type key = keys.size() == 1 ? keys[0] : Type::tuple(keys);
+  if (it->second.key.is_none() || !it->second.key.compatible(key))
+    diags_.error(call.range, "has_key(): " + map->name + " has " +
+                                 (it->second.key.is_none() ? std::string("no key")
+                                                           : "keys of type " + it->second.key.name()) +
+                                 ", not " + key.name());
+  return Type::boolean();
+}
+
+Type TypeChecker::check_len(const Call &call) {
+  auto *map = dyn_cast<MapRef>(call.args[0]);
+  if (!map || !map->keys.empty()) {
+    diags_.error(call.args[0]->range, "len()'s argument must be a map, as in len(@m)");
+    return Type::none();
+  }
+  if (!info_.maps.count(map->name))
+    unknown_map_reads_.push_back(map);
+  return Type::integer(64, true);
+}
+
+namespace {
+bool is_string_arg(TypeChecker &, const Type &t) { return t.is_none() || t.is_string(); }
+}  // namespace
+
+Type TypeChecker::check_strlen(const Call &call) {
+  Type t = check_expr(*call.args[0]);
+  if (!is_string_arg(*this, t))
+    diags_.error(call.args[0]->range, "strlen() needs a string, not " + t.name());
+  return u64();
+}
+
+Type TypeChecker::check_strncmp(const Call &call) {
+  for (int i = 0; i < 2; i++) {
+    Type t = check_expr(*call.args[i]);
+    if (!is_string_arg(*this, t))
+      diags_.error(call.args[i]->range, "strncmp() compares strings, not " + t.name());
+  }
+  check_expr(*call.args[2]);
+  if (!isa<IntLit>(call.args[2]))
+    diags_.error(call.args[2]->range, "strncmp()'s length must be an integer literal");
+  return u64();
+}
+
+Type TypeChecker::check_strcontains(const Call &call) {
+  for (int i = 0; i < 2; i++) {
+    Type t = check_expr(*call.args[i]);
+    if (!is_string_arg(*this, t))
+      diags_.error(call.args[i]->range, "strcontains() searches strings, not " + t.name());
+  }
+  return Type::boolean();
+}
+
+Type TypeChecker::check_bswap(const Call &call) {
+  Type t = check_expr(*call.args[0]);
+  if (!expect_int(*call.args[0], t, "bswap()'s argument"))
+    return Type::none();
+  return t.is_none() ? t : Type::integer(t.size * 8, false);
 }
 
 Type TypeChecker::check_count(const Call &) { return Type::aggregation(TypeKind::Count); }

@@ -38,6 +38,7 @@ struct SemaInfo {
   std::unordered_map<const ast::Node *, BuiltinId> builtins;    // Builtin and Call nodes
   std::unordered_map<const ast::Node *, VarInfo *> vars;        // Var and AssignVar nodes
   std::vector<std::unique_ptr<VarInfo>> var_storage;
+  std::vector<std::string> positional;     // the values of $1..$N
   std::vector<Diagnostic> attach_errors;  // attach points that did not parse or expand
   std::map<std::string, const RecordLayout *> records;  // tracepoint `args` records by name
   std::unordered_map<const ast::Node *, const FieldLayout *> fields;  // FieldAccess → field
@@ -55,6 +56,7 @@ constexpr uint32_t kDefaultStrlen = 64;
 // libbpf nor tracefs, and tests can describe a machine of their own.
 struct Environment {
   bool unsafe = false;                  // --unsafe: allow system() and friends
+  bool has_command = false;             // -c: cpid has a value
   std::vector<std::string> positional;  // $1..$N
   // Resolves library names and expands wildcards; unset: attach points stay as written.
   std::function<Result<std::vector<ProbeDesc>>(const ProbeDesc &)> expand_probe;

@@ -118,6 +118,34 @@ void TypeChecker::check_stmt(const Stmt &stmt) {
     loop_depth_--;
     break;
   }
+  case NodeKind::For: {
+    auto &f = static_cast<const For &>(stmt);
+    expect_int(*f.lo, check_expr(*f.lo), "a range's start");
+    expect_int(*f.hi, check_expr(*f.hi), "a range's end");
+    // The loop variable belongs to the loop's own scope.
+    scopes_.emplace_back();
+    auto it = info_.vars.find(&f);
+    if (it == info_.vars.end()) {
+      info_.var_storage.push_back(
+          std::make_unique<VarInfo>(VarInfo{f.var->name, Type::integer(64, true)}));
+      it = info_.vars.emplace(&f, info_.var_storage.back().get()).first;
+    }
+    scopes_.back()[f.var->name] = it->second;
+    info_.vars[f.var] = it->second;
+    info_.types[f.var] = it->second->type;
+    loop_depth_++;
+    check_block(*f.body);
+    loop_depth_--;
+    scopes_.pop_back();
+    break;
+  }
+  case NodeKind::Unroll: {
+    auto &u = static_cast<const Unroll &>(stmt);
+    if (u.count < 1 || u.count > 100)
+      diags_.error(u.range, "unroll's count must be from 1 to 100");
+    check_block(*u.body);
+    break;
+  }
   case NodeKind::Jump: {
     auto &s = static_cast<const Jump &>(stmt);
     if (s.jump != JumpKind::Return && loop_depth_ == 0)
@@ -279,7 +307,23 @@ Type TypeChecker::check_expr(const Expr &expr) {
   switch (expr.kind) {
   case NodeKind::IntLit: {
     auto &lit = static_cast<const IntLit &>(expr);
-    t = Type::integer(64, lit.value <= static_cast<uint64_t>(INT64_MAX));
+    t = lit.is_bool ? Type::boolean()
+                    : Type::integer(64, lit.value <= static_cast<uint64_t>(INT64_MAX));
+    break;
+  }
+  case NodeKind::Positional: {
+    // $N is a number when its argument is one, a string otherwise; a missing one is 0.
+    auto &p = static_cast<const Positional &>(expr);
+    info_.positional = env_.positional;
+    const std::string *arg = p.index && p.index <= env_.positional.size()
+                                 ? &env_.positional[p.index - 1]
+                                 : nullptr;
+    if (arg && !arg->empty() && arg->find_first_not_of("0123456789") == std::string::npos)
+      t = Type::integer(64, true);
+    else if (arg)
+      t = Type::string(static_cast<uint32_t>(arg->size() + 1));
+    else
+      t = Type::integer(64, true);
     break;
   }
   case NodeKind::StrLit:
@@ -435,7 +479,8 @@ Type TypeChecker::check_field_access(const FieldAccess &fa) {
   if (base.is_none())
     return base;
   if (base.is_tuple() && !fa.arrow && !fa.field.empty() && isdigit(static_cast<unsigned char>(fa.field[0]))) {
-    size_t index = std::stoul(fa.field);
+    // More digits than any tuple has elements; std::stoul would throw on 20 or more.
+    size_t index = fa.field.size() > 9 ? SIZE_MAX : std::stoul(fa.field);
     if (index < base.elems.size())
       return base.elems[index];
     diags_.error(fa.range, "tuple index " + fa.field + " is out of range for " + base.name());

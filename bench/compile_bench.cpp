@@ -1,0 +1,118 @@
+// Compile time of a script without the kernel's part: parse → type check → codegen to a BPF
+// ELF in memory, the same calls and the same machine Environment as the driver (src/driver.cpp),
+// repeated; prints the median and minimum of each stage in milliseconds.
+//
+//   compile_bench FILE [RUNS]     (RUNS defaults to 20; one extra warm-up run is not counted)
+//
+// Output, one line: `runs=20 parse_ms=.. sema_ms=.. codegen_ms=.. total_ms=.. min_total_ms=..
+// cold_total_ms=..` (medians, except min_ and cold_, the first compile in the process).
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "codegen.h"
+#include "machine_types.h"
+#include "options.h"
+#include "parse.h"
+#include "sema/sema.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+struct Times {
+  double parse = 0, sema = 0, codegen = 0;
+};
+
+// One full compile; false (with the reason on stderr) when the script does not compile.
+bool compile_once(const std::string &name, const std::string &text, Times &t) {
+  auto start = Clock::now();
+  rbt::SourceFile source(name, text);
+  rbt::DiagnosticEngine diags(source);
+  rbt::ast::ASTContext ctx;
+  rbt::ast::Program *program = rbt::parse(source, ctx, diags);
+  t.parse = ms_since(start);
+  if (!program) {
+    diags.render(std::cerr);
+    return false;
+  }
+  start = Clock::now();
+  rbt::sema::SemaInfo info;
+  rbt::Options options;
+  rbt::MachineTypes machine;
+  rbt::sema::Environment env = machine.environment(options);
+  bool ok = rbt::sema::analyse(*program, diags, info, env);
+  t.sema = ms_since(start);
+  if (!ok) {
+    diags.render(std::cerr);
+    return false;
+  }
+  start = Clock::now();
+  auto object = rbt::codegen::compile(*program, info, {});
+  t.codegen = ms_since(start);
+  if (!object) {
+    std::cerr << "compile_bench: " << object.error().what << ": " << object.error().why << "\n";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 2 || argc > 3) {
+    std::cerr << "usage: compile_bench FILE [RUNS]\n";
+    return 2;
+  }
+  std::ifstream in(argv[1], std::ios::binary);
+  if (!in) {
+    std::cerr << "compile_bench: cannot read " << argv[1] << "\n";
+    return 2;
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+  const int runs = argc == 3 ? std::atoi(argv[2]) : 20;
+  if (runs < 1) {
+    std::cerr << "compile_bench: RUNS must be at least 1\n";
+    return 2;
+  }
+
+  // The first compile in a process pays first-use costs (LLVM target set-up, kernel BTF), as
+  // every `rbt` run does; it is reported on its own and not counted in the medians.
+  Times t;
+  if (!compile_once(argv[1], text, t))
+    return 1;
+  const double cold = t.parse + t.sema + t.codegen;
+  std::vector<double> parse, sema, codegen, total;
+  for (int i = 0; i < runs; i++) {
+    if (!compile_once(argv[1], text, t))
+      return 1;
+    parse.push_back(t.parse);
+    sema.push_back(t.sema);
+    codegen.push_back(t.codegen);
+    total.push_back(t.parse + t.sema + t.codegen);
+  }
+  std::printf("runs=%d parse_ms=%.3f sema_ms=%.3f codegen_ms=%.3f total_ms=%.3f "
+              "min_total_ms=%.3f cold_total_ms=%.3f\n",
+              runs, median(parse), median(sema), median(codegen), median(total),
+              *std::min_element(total.begin(), total.end()), cold);
+  return 0;
+}

@@ -1,0 +1,30 @@
+// rstack lowers to a call of the Ruby walker in stdlib/bpf/ruby_stack.bpf.c, linked in only
+// by scripts that use it. The value is {stack id, pid} like kstack/ustack; id 0 is "no Ruby on
+// this thread" and prints as an empty stack.
+
+#include "lowering.h"
+
+namespace rbt::codegen {
+
+namespace {
+llvm::Value *ruby_stack(IRBuilderBPF &b, llvm::Module &module, uint32_t depth) {
+  llvm::FunctionCallee walk =
+      module.getOrInsertFunction("rbt_rstack", b.getInt64Ty(), b.getInt64Ty());
+  llvm::Value *slot = b.stack_slot(16, "rstack");
+  b.CreateStore(b.CreateCall(walk, {b.getInt64(depth)}), slot);
+  b.CreateStore(b.current_pid(), b.byte_ptr(slot, 8));
+  return slot;
+}
+}  // namespace
+
+llvm::Value *Lowering::lower_rstack(const ast::Builtin &node) {
+  libraries_.insert("ruby_stack");
+  return ruby_stack(b_, module_, type_of(&node).stack_depth);
+}
+
+llvm::Value *Lowering::lower_rstack_n(const ast::Call &call) {
+  libraries_.insert("ruby_stack");
+  return ruby_stack(b_, module_, type_of(&call).stack_depth);
+}
+
+}  // namespace rbt::codegen

@@ -1,0 +1,180 @@
+#include "ruby/ruby_stacks.h"
+
+#include <bpf/bpf.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "ruby/ruby_symbols.h"
+
+namespace rbt::runtime::ruby {
+
+namespace {
+
+int map_fd(bpf_object *obj, const char *name) {
+  const bpf_map *m = bpf_object__find_map_by_name(obj, name);
+  return m ? bpf_map__fd(m) : -1;
+}
+
+// A -c child is polled every few milliseconds until its interpreter is mapped and relocated;
+// this bounds the wait for a command that never becomes Ruby (~5 s).
+constexpr int kWatchPolls = 1000;
+
+std::string bounded(const char *s, size_t cap) { return std::string(s, strnlen(s, cap)); }
+
+}  // namespace
+
+std::unique_ptr<RubyStacks> RubyStacks::open(bpf_object *obj, bool verbose) {
+  if (map_fd(obj, "rbt_ruby_procs") < 0)
+    return nullptr;
+  return std::unique_ptr<RubyStacks>(new RubyStacks(obj, verbose));
+}
+
+RubyStacks::RubyStacks(bpf_object *obj, bool verbose)
+    : verbose_(verbose), layouts_fd_(map_fd(obj, "rbt_ruby_layouts")),
+      procs_fd_(map_fd(obj, "rbt_ruby_procs")), unknown_fd_(map_fd(obj, "rbt_ruby_unknown")),
+      stacks_fd_(map_fd(obj, "rbt_ruby_stacks")), frames_fd_(map_fd(obj, "rbt_ruby_frames")) {}
+
+Status RubyStacks::fill_layouts() {
+  for (uint32_t i = 0; i < RBT_RUBY_LAYOUT_COUNT; i++)
+    if (bpf_map_update_elem(layouts_fd_, &i, &rbt_ruby_layouts_table[i], BPF_ANY) != 0)
+      return make_error("loading Ruby layouts for rstack", strerror(errno));
+  return Ok{};
+}
+
+void RubyStacks::record(pid_t pid, const Inspection &in) {
+  uint32_t key = static_cast<uint32_t>(pid);
+  if (in.outcome == InspectOutcome::Ruby) {
+    bpf_map_update_elem(procs_fd_, &key, &in.process.proc, BPF_ANY);
+    processes_[pid] = in.process;
+    if (!in.process.proc.global_symbols)
+      unnamed_[pid] = kWatchPolls;
+    if (verbose_)
+      fprintf(stderr, "rbt: rstack: pid %d runs Ruby %s (%s), TLS %s modid %llu offset %lld%s\n",
+              pid, in.process.version.c_str(), in.process.binary.c_str(),
+              in.process.proc.tls_kind == RBT_RUBY_TLS_DTV ? "dtv" : "tpoff",
+              static_cast<unsigned long long>(in.process.proc.tls_modid),
+              static_cast<long long>(in.process.proc.tls_offset),
+              in.process.proc.global_symbols ? ", symbol table found" : "");
+  } else if (in.outcome == InspectOutcome::NotRuby) {
+    // Remember the answer in BPF so the probes stop asking.
+    rbt_ruby_proc none{};
+    none.layout = RBT_RUBY_NOT_RUBY;
+    bpf_map_update_elem(procs_fd_, &key, &none, BPF_ANY);
+    if (verbose_)
+      fprintf(stderr, "rbt: rstack: pid %d: %s\n", pid, in.error.why.c_str());
+  }
+}
+
+Status RubyStacks::add_process(pid_t pid, bool may_be_early) {
+  Inspection in = inspect_process(pid);
+  if (in.outcome == InspectOutcome::Ruby) {
+    record(pid, in);
+    return Ok{};
+  }
+  if (may_be_early || in.outcome == InspectOutcome::NotYet) {
+    watched_[pid] = kWatchPolls;
+    return Ok{};
+  }
+  Error e = in.error;
+  if (e.hint.empty())
+    e.hint = "rstack needs a process running Ruby 3.0 to 3.4 (give -p the pid of a ruby)";
+  return e;
+}
+
+void RubyStacks::find_symbols() {
+  for (auto it = unnamed_.begin(); it != unnamed_.end();) {
+    RubyProcess &p = processes_[it->first];
+    p.proc.global_symbols = find_global_symbols(p.pid, *p.elf, p.load_bias, 0);
+    if (p.proc.global_symbols) {
+      uint32_t key = static_cast<uint32_t>(p.pid);
+      bpf_map_update_elem(procs_fd_, &key, &p.proc, BPF_ANY);
+      if (verbose_)
+        fprintf(stderr, "rbt: rstack: pid %d: Ruby's symbol table found\n", p.pid);
+    }
+    if (p.proc.global_symbols || --it->second <= 0)
+      it = unnamed_.erase(it);
+    else
+      ++it;
+  }
+}
+
+void RubyStacks::poll() {
+  find_symbols();
+  for (auto it = watched_.begin(); it != watched_.end();) {
+    Inspection in = inspect_process(it->first);
+    if (in.outcome == InspectOutcome::Ruby || --it->second <= 0) {
+      record(it->first, in);
+      it = watched_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  uint32_t key, next;
+  std::vector<uint32_t> seen;
+  void *prev = nullptr;
+  while (bpf_map_get_next_key(unknown_fd_, prev, &next) == 0) {
+    seen.push_back(next);
+    key = next;
+    prev = &key;
+  }
+  for (uint32_t pid : seen) {
+    bpf_map_delete_elem(unknown_fd_, &pid);
+    if (watched_.count(static_cast<pid_t>(pid)))
+      continue;
+    Inspection in = inspect_process(static_cast<pid_t>(pid));
+    if (in.outcome == InspectOutcome::NotYet)
+      watched_[static_cast<pid_t>(pid)] = kWatchPolls;
+    else
+      record(static_cast<pid_t>(pid), in);
+  }
+}
+
+std::string RubyStacks::cfunc_name(pid_t pid, uint64_t addr) {
+  auto it = processes_.find(pid);
+  if (it == processes_.end() || !it->second.elf)
+    return {};
+  auto sym = it->second.elf->symbolize(addr - it->second.load_bias);
+  if (!sym)
+    return {};
+  return sym->substr(0, sym->find('+'));
+}
+
+std::vector<std::string> RubyStacks::frames(uint64_t stack_id) {
+  std::vector<std::string> out;
+  if (stack_id == 0)
+    return out;
+  auto stack = std::make_unique<rbt_ruby_stack>();
+  if (bpf_map_lookup_elem(stacks_fd_, &stack_id, stack.get()) != 0) {
+    out.push_back("[unknown Ruby stack]");
+    return out;
+  }
+  uint32_t count = stack->count < RBT_RUBY_MAX_DEPTH ? stack->count : RBT_RUBY_MAX_DEPTH;
+  for (uint32_t i = 0; i < count; i++) {
+    rbt_ruby_frame_key key{stack->frames[i].addr, stack->frames[i].pc, stack->tgid, 0};
+    rbt_ruby_frame f{};
+    if (bpf_map_lookup_elem(frames_fd_, &key, &f) != 0) {
+      out.push_back("[frame evicted]");
+      continue;
+    }
+    std::string label = bounded(f.label, sizeof(f.label));
+    if (f.kind == RBT_RUBY_FRAME_CFUNC) {
+      if (label.empty())
+        label = cfunc_name(static_cast<pid_t>(stack->tgid), f.cfunc);
+      if (label.empty()) {
+        char hex[32];
+        snprintf(hex, sizeof(hex), "0x%llx", static_cast<unsigned long long>(f.cfunc));
+        label = hex;
+      }
+      out.push_back(label + " <cfunc>");
+    } else {
+      out.push_back(label + " (" + bounded(f.path, sizeof(f.path)) + ":" +
+                    std::to_string(f.line) + ")");
+    }
+  }
+  if (stack->truncated)
+    out.push_back("[... " + std::to_string(stack->truncated) + " more frames]");
+  return out;
+}
+
+}  // namespace rbt::runtime::ruby

@@ -1,0 +1,56 @@
+#pragma once
+// The user-space half of rstack: fills the BPF walker's maps (layouts, per-process facts),
+// discovers Ruby processes the probes met (rbt_ruby_unknown), and turns a stack id back into
+// frame lines. Everything it prints comes from the stacks and frames maps, so stacks of
+// processes that have exited print as well as live ones.
+
+#include <bpf/libbpf.h>
+#include <sys/types.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "result.h"
+#include "ruby/ruby_process.h"
+
+namespace rbt::runtime::ruby {
+
+class RubyStacks {
+public:
+  // Null when the object does not use rstack (it has no rbt_ruby_procs map).
+  static std::unique_ptr<RubyStacks> open(bpf_object *obj, bool verbose);
+
+  // Loads the layout records into BPF. Call once after the object is loaded.
+  Status fill_layouts();
+  // Inspects `pid` now (-p): an error when it is not a Ruby rstack supports. With
+  // `may_be_early` (a -c child just exec'd) an interpreter not mapped yet is no error: the
+  // process is watched and inspected again by poll().
+  Status add_process(pid_t pid, bool may_be_early = false);
+  // Inspects processes the probes met since the last call and watched ones. Cheap when there
+  // is nothing new; the session calls it every few milliseconds while running.
+  void poll();
+  // Whether poll() still has work that needs a short timer (a watched -c child).
+  bool watching() const { return !watched_.empty() || !unnamed_.empty(); }
+
+  // Frame lines of a stack, leaf first: `label (path:line)`, C methods `label <cfunc>`, and a
+  // last line `[... N more frames]` when the walk hit the depth limit. Empty for id 0.
+  std::vector<std::string> frames(uint64_t stack_id);
+
+private:
+  RubyStacks(bpf_object *obj, bool verbose);
+  void record(pid_t pid, const Inspection &inspection);
+  std::string cfunc_name(pid_t pid, uint64_t addr);
+
+  bool verbose_;
+  int layouts_fd_, procs_fd_, unknown_fd_, stacks_fd_, frames_fd_;
+  std::map<pid_t, RubyProcess> processes_;  // kept after exit, to name C functions
+  std::map<pid_t, int> watched_;            // pid → polls left before giving up
+  // Ruby processes whose symbol table was not there yet (a -c child is inspected before Ruby
+  // has initialised): pid → polls left.
+  std::map<pid_t, int> unnamed_;
+  void find_symbols();
+};
+
+}  // namespace rbt::runtime::ruby
