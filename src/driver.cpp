@@ -73,6 +73,7 @@ int run_driver(const Options &options) {
   codegen::CodegenOptions cg;
   cg.keep_ir = options.wants_dump("ir") || options.wants_dump("ir-opt");
   cg.keep_asm = options.wants_dump("asm");
+  cg.filter_pid = options.pid > 0;
   auto object = codegen::compile(*program, sema, cg);
   if (!object)
     return fail(object.error(), options.verbose);

@@ -69,6 +69,7 @@ struct RuntimeConfig {
   uint64_t start_ns = 0;  // CLOCK_MONOTONIC (bpf_ktime_get_ns) when rbt started tracing
   uint64_t ncpus = 0;
   uint64_t cpid = 0;
+  uint64_t filter_pid = 0;  // -p
 };
 
 // Events in the ring buffer start with a u64 id; the payload follows at offset 8.

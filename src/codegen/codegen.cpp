@@ -34,6 +34,7 @@ Result<CompiledObject> compile(const ast::Program &program, const sema::SemaInfo
   DebugInfo debug_info(module);
   Resources resources(debug_info, sema);
   Lowering lowering(module, debug_info, resources, sema);
+  lowering.set_filter_pid(options.filter_pid);
   unsigned index = 0;
   for (const ast::Probe *probe : program.probes)
     for (const ProbeDesc &desc : sema.probes.at(probe))

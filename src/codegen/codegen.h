@@ -15,6 +15,8 @@ namespace rbt::codegen {
 struct CodegenOptions {
   bool keep_ir = false;      // fill CompiledObject::ir (before optimization) and ir_opt
   bool keep_asm = false;     // fill CompiledObject::asm_text
+  // -p: every probe but BEGIN/END ignores other processes (the pid is in RuntimeConfig).
+  bool filter_pid = false;
 };
 
 struct CompiledObject {

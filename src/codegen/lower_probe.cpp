@@ -1,5 +1,7 @@
 // One BPF function per attach point: section, context, predicate, body.
 
+#include <cstddef>
+
 #include "lowering.h"
 
 namespace rbt::codegen {
@@ -69,6 +71,17 @@ void Lowering::lower_probe(const ast::Probe &probe, const ProbeDesc &desc, unsig
   recorded.program = fn_name;
   resources_.add_probe(std::move(recorded));
 
+  if (filter_pid_ && desc.kind != ProbeKind::Begin && desc.kind != ProbeKind::End) {
+    // -p PID: like bpftrace, events of other processes are dropped before the predicate.
+    llvm::Value *mine = b_.CreateICmpEQ(b_.current_pid(),
+                                        config_field(offsetof(RuntimeConfig, filter_pid)));
+    auto *go = new_block("target_process");
+    auto *skip = new_block("other_process");
+    b_.CreateCondBr(mine, go, skip);
+    b_.SetInsertPoint(skip);
+    b_.CreateRet(b_.getInt32(0));
+    b_.SetInsertPoint(go);
+  }
   if (probe.predicate) {
     llvm::Value *cond = lower_expr(*probe.predicate);
     auto *body = new_block("body");

@@ -27,6 +27,7 @@ public:
 
   // Emits one BPF function for `probe` as attached at `desc`.
   void lower_probe(const ast::Probe &probe, const ProbeDesc &desc, unsigned index);
+  void set_filter_pid(bool on) { filter_pid_ = on; }
   // The stdlib/bpf libraries the emitted code calls into.
   const std::set<std::string> &libraries() const { return libraries_; }
 
@@ -110,6 +111,7 @@ private:
   };
   std::vector<Loop> loops_;
   std::set<std::string> libraries_;
+  bool filter_pid_ = false;
 };
 
 }  // namespace rbt::codegen

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -163,6 +164,7 @@ void Session::write_config() {
   config.start_ns = static_cast<uint64_t>(now.tv_sec) * 1000000000ull + now.tv_nsec;
   config.ncpus = static_cast<uint64_t>(libbpf_num_possible_cpus());
   config.cpid = child_.pid() > 0 ? static_cast<uint64_t>(child_.pid()) : 0;
+  config.filter_pid = options_.command.empty() && options_.pid > 0 ? options_.pid : 0;
   uint32_t key = 0;
   bpf_map_update_elem(bpf_map__fd(map), &key, &config, BPF_ANY);
 }
@@ -201,6 +203,9 @@ Status Session::run_begin() { return run_special(ProbeKind::Begin); }
 Status Session::run_end() { return run_special(ProbeKind::End); }
 
 Status Session::check_probes() {
+  if (options_.pid > 0 && kill(options_.pid, 0) != 0 && errno == ESRCH)
+    return make_error("-p " + std::to_string(options_.pid), "no such process",
+                      "check the process id, e.g. with pgrep", ESRCH);
   for (auto &p : manifest_.probes)
     if (auto s = check_probe(p); !s)
       return s;
@@ -254,20 +259,31 @@ Status Session::run() {
   epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &ev);
   ev.data.fd = events_->epoll_fd();
   epoll_ctl(ep, EPOLL_CTL_ADD, events_->epoll_fd(), &ev);
+  // -p: a pidfd becomes readable when the traced process exits, which ends the session.
+  int pidfd = -1;
+  if (options_.pid > 0 && child_.pid() <= 0) {
+    pidfd = static_cast<int>(syscall(SYS_pidfd_open, options_.pid, 0));
+    if (pidfd >= 0) {
+      ev.data.fd = pidfd;
+      epoll_ctl(ep, EPOLL_CTL_ADD, pidfd, &ev);
+    }
+  }
 
   bool stop = events_->exit_requested() || (child_.pid() > 0 && child_.reap());
   while (!stop) {
-    epoll_event ready[2];
+    epoll_event ready[3];
     // rstack learns about Ruby processes by polling: every 2 ms while a -c child is becoming
     // Ruby, then every 50 ms for processes the probes met.
     int timeout = !ruby_ ? -1 : ruby_->watching() ? 2 : 50;
-    int n = epoll_wait(ep, ready, 2, timeout);
+    int n = epoll_wait(ep, ready, 3, timeout);
     if (ruby_)
       ruby_->poll();
     if (n < 0 && errno == EINTR)
       continue;
     for (int i = 0; i < n; i++) {
-      if (ready[i].data.fd == sfd) {
+      if (ready[i].data.fd == pidfd) {
+        stop = true;
+      } else if (ready[i].data.fd == sfd) {
         signalfd_siginfo si;
         while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
           if (si.ssi_signo == SIGCHLD) {
@@ -288,6 +304,8 @@ Status Session::run() {
   writer_->flush();
   close(ep);
   close(sfd);
+  if (pidfd >= 0)
+    close(pidfd);
   return Ok{};
 }
 

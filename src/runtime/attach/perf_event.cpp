@@ -97,8 +97,10 @@ Result<std::vector<Link>> attach_perf_event(const ProbeDesc &probe, bpf_program 
   std::vector<int> cpus = online_cpus();
   if (probe.kind == ProbeKind::Interval)
     cpus.resize(1);
-  // A process filter follows the process to whichever CPU it runs on.
-  pid_t pid = probe.kind == ProbeKind::Interval ? -1 : target.pid;
+  // Always system-wide: a perf event opened for a pid follows one thread, not the process;
+  // -p filters in the program instead.
+  (void)target;
+  pid_t pid = -1;
   std::vector<Link> links;
   for (int cpu : cpus) {
     int fd = perf_event_open(&attr, pid, cpu);
