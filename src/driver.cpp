@@ -104,7 +104,8 @@ int run_driver(const Options &options) {
   so.out = out;
   so.format = options.format;
   so.quiet = options.quiet;
-  so.verbose = options.verbose || options.wants_dump("verifier");
+  so.verbose = options.verbose;
+  so.dump_verifier = options.wants_dump("verifier");
   so.pid = options.pid;
   so.command = options.command;
   so.attach_marker = getenv("RBT_ATTACH_MARKER") != nullptr;

@@ -44,22 +44,36 @@ std::string verifier_lines(const std::string &log, std::string &last_line) {
     return {};
   begin = log.find('\n', begin) + 1;
   std::string text = log.substr(begin, end - begin);
-  // The cause is the last line that is not the "processed N insns" summary.
-  size_t pos = text.size();
-  while (pos > 0) {
-    size_t prev = text.rfind('\n', pos - 2 < text.size() ? pos - 2 : 0);
-    std::string line = text.substr(prev == std::string::npos ? 0 : prev + 1,
-                                   pos - (prev == std::string::npos ? 0 : prev + 1));
-    while (!line.empty() && (line.back() == '\n' || line.back() == ' '))
+  // The cause is the last line that is neither the closing summary, a register state nor an
+  // instruction: "infinite loop detected at insn 0", "R1 invalid mem access 'scalar'".
+  auto is_noise = [](const std::string &line) {
+    static const char *kPrefixes[] = {"processed ", "verification time", "stack depth",
+                                      "cur state", "old state", "from ", ";", "mark_precise",
+                                      "last_idx", "regs=", "parent "};
+    if (line.empty() || isdigit(static_cast<unsigned char>(line[0])))
+      return true;  // "12: (85) call ..." and "12: R1=..." lines
+    for (const char *p : kPrefixes)
+      if (line.rfind(p, 0) == 0)
+        return true;
+    return false;
+  };
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t nl = text.find('\n', start);
+    lines.push_back(text.substr(start, nl == std::string::npos ? std::string::npos : nl - start));
+    if (nl == std::string::npos)
+      break;
+    start = nl + 1;
+  }
+  for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
+    std::string line = *it;
+    while (!line.empty() && isspace(static_cast<unsigned char>(line.back())))
       line.pop_back();
-    if (!line.empty() && line.rfind("processed ", 0) != 0 && line.rfind("verification time", 0) != 0 &&
-        line.rfind("stack depth", 0) != 0) {
+    if (!is_noise(line)) {
       last_line = line;
       break;
     }
-    if (prev == std::string::npos)
-      break;
-    pos = prev + 1;
   }
   return text;
 }
@@ -111,7 +125,24 @@ Status Session::load(const std::vector<char> &elf) {
                       "please report this with the script that caused it", err);
   }
   // Keep kernel-side names readable in bpftool: rbt's own programs are "probe_N".
-  if (bpf_object__load(obj_) != 0) {
+  // -d verifier: the kernel keeps a log per program when asked before loading.
+  std::vector<std::pair<bpf_program *, std::vector<char>>> logs;
+  if (options_.dump_verifier) {
+    bpf_program *prog;
+    bpf_object__for_each_program(prog, obj_) logs.emplace_back(prog, std::vector<char>(1 << 20));
+    for (auto &[prog, buf] : logs) {
+      bpf_program__set_log_buf(prog, buf.data(), buf.size());
+      bpf_program__set_log_level(prog, 2);  // every instruction, not only the summary
+    }
+  }
+  int loaded = bpf_object__load(obj_);
+  for (auto &[prog, buf] : logs) {
+    for (auto &p : manifest_.probes)
+      if (p.program == bpf_program__name(prog))
+        fprintf(stderr, "; verifier log of %s\n", p.name.c_str());
+    fprintf(stderr, "%s\n", buf.data());
+  }
+  if (loaded != 0) {
     int err = errno;
     std::string prog = failed_program(log_), cause;
     std::string vlog = verifier_lines(log_, cause);

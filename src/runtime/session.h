@@ -26,6 +26,7 @@ struct SessionOptions {
   OutputFormat format = OutputFormat::Text;  // -f: text or json, for everything on `out`
   bool quiet = false;          // -q: no banner
   bool verbose = false;        // -v: libbpf's messages and full verifier logs
+  bool dump_verifier = false;  // -d verifier: print every program's verifier log
   pid_t pid = -1;              // -p
   std::string command;         // -c
   bool attach_marker = false;  // print a marker on stderr once attached (the test runner's cue)
