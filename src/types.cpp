@@ -39,6 +39,7 @@ uint32_t Type::align() const {
   case TypeKind::Pointer:
     return size;
   case TypeKind::Stack:
+  case TypeKind::Symbol:
     return 8;
   case TypeKind::String:
     return 1;
@@ -121,6 +122,14 @@ Type Type::stack(StackKind kind, uint32_t depth, StackMode mode) {
   return t;
 }
 
+Type Type::symbol(bool user) {
+  Type t;
+  t.kind = TypeKind::Symbol;
+  t.size = 16;
+  t.stack_kind = user ? StackKind::User : StackKind::Kernel;
+  return t;
+}
+
 Type Type::lhist(int64_t min, int64_t max, int64_t step) {
   Type t = aggregation(TypeKind::LHist);
   t.lhist_min = min;
@@ -184,6 +193,8 @@ std::string Type::name() const {
     return (elems.empty() || elems[0].is_none() ? std::string("void") : elems[0].name()) + " *";
   case TypeKind::Record:
     return "struct " + record;
+  case TypeKind::Symbol:
+    return stack_kind == StackKind::User ? "usym_t" : "ksym_t";
   case TypeKind::Stack:
     return std::string(stack_kind == StackKind::Kernel ? "kstack"
                        : stack_kind == StackKind::User ? "ustack"

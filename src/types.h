@@ -19,6 +19,7 @@ enum class TypeKind : uint8_t {
   Pointer,  // an address; elems[0] is what it points to (Record, Int, or None for void)
   Record,   // a C struct: `args` of a tracepoint (in the context) or one reached via a pointer
   Stack,    // kstack/ustack/rstack: {u64 stack id, u64 pid}; frames are read from stack maps
+  Symbol,   // ksym/usym: {u64 address, u64 pid}, printed as the symbol it falls in
   // Aggregations: only ever the value of a map.
   Count,
   Sum,
@@ -59,6 +60,7 @@ struct Type {
   static Type pointer(Type pointee, bool user_space);
   static Type record_of(std::string name, uint32_t size, bool remote, bool user_space);
   static Type stack(StackKind kind, uint32_t depth, StackMode mode);
+  static Type symbol(bool user);
 
   bool is_none() const { return kind == TypeKind::None; }
   bool is_int() const { return kind == TypeKind::Int || kind == TypeKind::Bool; }

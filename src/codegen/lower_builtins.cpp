@@ -4,6 +4,7 @@
 #include <cstddef>
 
 #include "format_spec.h"
+#include "perf_regs.h"
 #include "lowering.h"
 
 namespace rbt::codegen {
@@ -282,6 +283,27 @@ llvm::Value *Lowering::lower_bswap(const Call &call) {
   llvm::Type *ty = b_.getIntNTy(t.size * 8);
   llvm::Value *swapped = b_.CreateUnaryIntrinsic(llvm::Intrinsic::bswap, b_.CreateTrunc(v, ty));
   return b_.CreateZExt(swapped, b_.getInt64Ty());
+}
+
+llvm::Value *Lowering::lower_ksym(const Call &call) {
+  llvm::Value *slot = b_.stack_slot(16, "ksym");
+  b_.CreateStore(lower_expr(*call.args[0]), slot);
+  return slot;
+}
+
+llvm::Value *Lowering::lower_usym(const Call &call) {
+  llvm::Value *slot = b_.stack_slot(16, "usym");
+  b_.CreateStore(lower_expr(*call.args[0]), slot);
+  llvm::Value *pid = b_.current_pid();
+  b_.CreateStore(pid, b_.byte_ptr(slot, 8));
+  announce_process(pid);
+  return slot;
+}
+
+llvm::Value *Lowering::lower_reg(const Call &call) {
+  int offset = pt_regs_offset(static_cast<const StrLit &>(*call.args[0]).value);
+  // perf event contexts start with the same pt_regs.
+  return b_.CreateLoad(b_.getInt64Ty(), b_.byte_ptr(ctx(), static_cast<uint64_t>(offset)));
 }
 
 llvm::Value *Lowering::lower_args(const Builtin &) { return ctx(); }

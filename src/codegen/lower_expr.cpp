@@ -270,7 +270,7 @@ void Lowering::store_lowered(llvm::Value *dst, const Type &slot_type, llvm::Valu
                              const Type &value_type) {
   if (slot_type.is_scalar()) {
     b_.store_int(dst, value, slot_type.size);
-  } else if (slot_type.is_stack()) {
+  } else if (slot_type.is_stack() || slot_type.kind == TypeKind::Symbol) {
     b_.copy_bytes(dst, value, slot_type.size);
   } else if (slot_type.is_string()) {
     uint32_t n = std::min(slot_type.size, value_type.size);

@@ -107,6 +107,7 @@ void Session::detach() {
   links_.clear();
   events_.reset();
   output::set_stack_frames(nullptr);
+  output::set_symbol_name(nullptr);
   stacks_.reset();
   ruby_.reset();
   if (obj_) {
@@ -178,6 +179,9 @@ Status Session::load(const std::vector<char> &elf) {
       return ruby_ ? ruby_->frames(id) : std::vector<std::string>{};
     }
     return stacks_->frames(t, v);
+  });
+  output::set_symbol_name([this](bool user, uint64_t addr, uint64_t pid) {
+    return stacks_->symbol(user, addr, static_cast<pid_t>(pid));
   });
   if (auto s = events_->open(rb); !s)
     return s;

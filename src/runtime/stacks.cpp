@@ -66,6 +66,13 @@ std::string StackPrinter::user_frame(pid_t pid, uint64_t addr, StackMode mode) {
   return sym.empty() ? hex(addr) : sym;
 }
 
+std::string StackPrinter::symbol(bool user, uint64_t addr, pid_t pid) {
+  if (user)
+    return user_frame(pid, addr, StackMode::Bpftrace);
+  auto sym = kernel_.symbolize(addr);
+  return sym ? *sym : hex(addr);
+}
+
 std::vector<std::string> StackPrinter::frames(const Type &type, const uint8_t *value) {
   std::vector<std::string> out;
   int64_t id;

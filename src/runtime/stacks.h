@@ -24,6 +24,8 @@ public:
   StackPrinter(const Manifest &manifest, bpf_object *obj);
 
   void capture_process(pid_t pid);
+  // The symbol `addr` falls in, or its hex value.
+  std::string symbol(bool user, uint64_t addr, pid_t pid);
   // One line per frame, leaf first, as `type.stack_mode` says.
   std::vector<std::string> frames(const Type &type, const uint8_t *value);
 

@@ -1,6 +1,7 @@
 // Type checks for the builtins of builtins.def, one function each.
 
 #include "format_spec.h"
+#include "perf_regs.h"
 #include "probe_spec.h"
 #include "type_checker.h"
 
@@ -342,6 +343,38 @@ Type TypeChecker::check_bswap(const Call &call) {
   if (!expect_int(*call.args[0], t, "bswap()'s argument"))
     return Type::none();
   return t.is_none() ? t : Type::integer(t.size * 8, false);
+}
+
+Type TypeChecker::check_ksym(const Call &call) {
+  Type t = check_expr(*call.args[0]);
+  return expect_int(*call.args[0], t, "ksym()'s address") ? Type::symbol(false) : Type::none();
+}
+
+Type TypeChecker::check_usym(const Call &call) {
+  Type t = check_expr(*call.args[0]);
+  return expect_int(*call.args[0], t, "usym()'s address") ? Type::symbol(true) : Type::none();
+}
+
+// reg("ip"): a register of the probed context, by its x86-64 name.
+Type TypeChecker::check_reg(const Call &call) {
+  auto *name = dyn_cast<StrLit>(call.args[0]);
+  if (!name || pt_regs_offset(name->value) < 0) {
+    diags_.error(call.args[0]->range, "reg() takes a register name such as \"ip\", \"sp\" or "
+                                      "\"di\"");
+    return Type::none();
+  }
+  for (auto &p : info_.probes[probe_]) {
+    if (p.kind != ProbeKind::Kprobe && p.kind != ProbeKind::Kretprobe &&
+        p.kind != ProbeKind::Uprobe && p.kind != ProbeKind::Uretprobe &&
+        p.kind != ProbeKind::Usdt && p.kind != ProbeKind::Profile &&
+        p.kind != ProbeKind::Software && p.kind != ProbeKind::Hardware) {
+      diags_.error(call.range, std::string("reg() has no registers in ") + probe_kind_name(p.kind) +
+                                   " probes");
+      return Type::none();
+    }
+  }
+  info_.types[name] = Type::string(static_cast<uint32_t>(name->value.size() + 1));
+  return u64();
 }
 
 Type TypeChecker::check_count(const Call &) { return Type::aggregation(TypeKind::Count); }

@@ -41,8 +41,24 @@ std::vector<std::string> stack_frames(const Type &type, const uint8_t *bytes) {
   return g_stack_frames ? g_stack_frames(type, bytes) : std::vector<std::string>{};
 }
 
+namespace {
+SymbolName g_symbol_name;
+}  // namespace
+
+void set_symbol_name(SymbolName name) { g_symbol_name = std::move(name); }
+
 std::string format_value(const Type &t, const uint8_t *p) {
   switch (t.kind) {
+  case TypeKind::Symbol: {
+    uint64_t addr, pid;
+    memcpy(&addr, p, 8);
+    memcpy(&pid, p + 8, 8);
+    if (g_symbol_name)
+      return g_symbol_name(t.stack_kind == StackKind::User, addr, pid);
+    char buf[24];
+    snprintf(buf, sizeof(buf), "0x%llx", static_cast<unsigned long long>(addr));
+    return buf;
+  }
   case TypeKind::Stack: {
     // As bpftrace: a newline, then one indented frame per line (perf mode frames carry a tab).
     std::string s = "\n";

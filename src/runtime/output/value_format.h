@@ -18,6 +18,9 @@ std::string format_value(const Type &type, const uint8_t *bytes);
 using StackFrames = std::function<std::vector<std::string>(const Type &, const uint8_t *)>;
 void set_stack_frames(StackFrames frames);
 std::vector<std::string> stack_frames(const Type &type, const uint8_t *bytes);
+// ksym/usym values: the symbol an address falls in ("vfs_read+5"), installed likewise.
+using SymbolName = std::function<std::string(bool user, uint64_t addr, uint64_t pid)>;
+void set_symbol_name(SymbolName name);
 int64_t load_int(const Type &type, const uint8_t *bytes);  // sign- or zero-extended
 std::string load_string(const Type &type, const uint8_t *bytes);
 
