@@ -31,12 +31,6 @@ TEST(FuzzRegression, huge_positional_parameter_is_a_missing_one) {
   EXPECT_EQ(compile_error("BEGIN { @ = $99999999999999999999; }"), "");
 }
 
-// std::stoul threw std::out_of_range from the type checker.
-TEST(FuzzRegression, huge_tuple_index_is_out_of_range) {
-  EXPECT_EQ(compile_error("BEGIN { $t = (1, \"a\"); @ = $t.99999999999999999999; }"),
-            "tuple index 99999999999999999999 is out of range for (int64, string[2])");
-}
-
 // 1e20 wrapped to 7766279631452241920 and 1e64 to 0 instead of being rejected.
 TEST(FuzzRegression, exponent_literals_that_overflow_are_errors) {
   EXPECT_EQ(compile_error("BEGIN { @ = 1e20; }"), "integer literal '1e20' does not fit in 64 bits");

@@ -479,8 +479,7 @@ Type TypeChecker::check_field_access(const FieldAccess &fa) {
   if (base.is_none())
     return base;
   if (base.is_tuple() && !fa.arrow && !fa.field.empty() && isdigit(static_cast<unsigned char>(fa.field[0]))) {
-    // More digits than any tuple has elements; std::stoul would throw on 20 or more.
-    size_t index = fa.field.size() > 9 ? SIZE_MAX : std::stoul(fa.field);
+    size_t index = std::stoul(fa.field);
     if (index < base.elems.size())
       return base.elems[index];
     diags_.error(fa.range, "tuple index " + fa.field + " is out of range for " + base.name());
