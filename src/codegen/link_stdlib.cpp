@@ -53,6 +53,19 @@ Status link_stdlib(llvm::Module &module, std::string_view library) {
   for (auto &fn : module.functions())
     if (!fn.isDeclaration() && fn.hasSection())
       programs.insert(fn.getName().str());
+  // A library's maps are part of its contract with libbpf (usdt.bpf.h's spec maps): keep
+  // every map it defines, referenced or not.
+  for (auto &g : lib->globals())
+    if (g.getSection() == ".maps")
+      g.setLinkage(llvm::GlobalValue::ExternalLinkage);
+  std::vector<std::string> lib_maps;
+  for (auto &g : lib->globals())
+    if (g.getSection() == ".maps" && !g.isDeclaration())
+      lib_maps.push_back(g.getName().str());
+  for (auto &name : lib_maps)
+    if (!module.getNamedGlobal(name))
+      new llvm::GlobalVariable(module, llvm::Type::getInt8Ty(module.getContext()), false,
+                               llvm::GlobalValue::ExternalLinkage, nullptr, name);
   if (llvm::Linker::linkModules(module, std::move(lib), llvm::Linker::Flags::LinkOnlyNeeded))
     return make_error("linking the BPF library " + std::string(library), "LLVM's linker failed");
   // Library functions become static, and are inlined into their callers: their debug info

@@ -67,6 +67,9 @@ void Lowering::lower_probe(const ast::Probe &probe, const ProbeDesc &desc, unsig
   b_.SetCurrentDebugLocation(llvm::DILocation::get(ctx, probe.range.line, probe.range.col, sp));
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", fn_));
 
+  // libbpf attaches USDT probes only to objects that carry its spec maps, arguments or not.
+  if (desc.kind == ProbeKind::Usdt)
+    libraries_.insert("usdt");
   ProbeDesc recorded = desc;
   recorded.program = fn_name;
   resources_.add_probe(std::move(recorded));
