@@ -107,7 +107,8 @@ struct Manifest {
   std::vector<StackMapDesc> stack_maps;
   std::string seen_pids_name = "seen_pids";
   // A one-entry array of RuntimeConfig the runtime fills before BEGIN (when present).
-  std::string config_name = "rbt_config";  // pids whose memory map user space has captured
+  std::string config_name = "rbt_config";
+  bool print_maps_on_exit = true;  // config = { print_maps_on_exit = false }  // pids whose memory map user space has captured
   std::string ringbuf_name = "events";
 };
 

@@ -14,11 +14,12 @@ Resources::Resources(DebugInfo &debug_info, const sema::SemaInfo &sema) : debug_
     desc.key = info.key;
     desc.value = info.value;
     unsigned type = desc.per_cpu() ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH;
-    map_globals_[name] = debug_info.define_map(desc.bpf_name, type, kDefaultMapEntries,
+    map_globals_[name] = debug_info.define_map(desc.bpf_name, type, sema.config.max_map_keys,
                                                desc.bpf_key_size(), desc.bpf_value_size());
     map_index_[name] = manifest_.maps.size();
     manifest_.maps.push_back(std::move(desc));
   }
+  manifest_.print_maps_on_exit = sema.config.print_maps_on_exit;
   ringbuf_ = debug_info.define_map(manifest_.ringbuf_name, BPF_MAP_TYPE_RINGBUF, kRingbufBytes,
                                    0, 0);
 }

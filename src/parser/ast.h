@@ -260,10 +260,19 @@ struct Probe : Node {
   Block *body;
 };
 
+// One `key = value` of the `config = { ... }` block.
+struct ConfigItem {
+  SourceRange range;
+  std::string key;
+  Expr *value;
+};
+
 struct Program : Node {
   static constexpr NodeKind Kind = NodeKind::Program;
-  Program(SourceRange r, std::vector<Probe *> probes) : Node(Kind, r), probes(std::move(probes)) {}
+  Program(SourceRange r, std::vector<Probe *> probes, std::vector<ConfigItem> config = {})
+      : Node(Kind, r), probes(std::move(probes)), config(std::move(config)) {}
   std::vector<Probe *> probes;
+  std::vector<ConfigItem> config;
 };
 
 }  // namespace rbt::ast

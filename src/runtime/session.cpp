@@ -345,6 +345,8 @@ Status Session::run() {
 }
 
 Status Session::print_maps() {
+  if (!manifest_.print_maps_on_exit)
+    return Ok{};
   std::vector<MapSnapshot> snapshots;
   for (auto &desc : manifest_.maps) {
     const bpf_map *map = bpf_object__find_map_by_name(obj_, desc.bpf_name.c_str());

@@ -178,7 +178,7 @@ Type TypeChecker::check_del(const Call &call) {
 // str(p[, n]): the NUL-terminated string at address p (or a string value), at most n bytes.
 Type TypeChecker::check_str(const Call &call) {
   Type arg = check_expr(*call.args[0]);
-  uint32_t size = kDefaultStrlen;
+  uint32_t size = info_.config.max_strlen;
   if (call.args.size() == 2) {
     check_expr(*call.args[1]);
     auto n = const_int(*call.args[1]);
@@ -206,11 +206,11 @@ constexpr uint32_t kMaxStackDepth = 127;
 }  // namespace
 
 Type TypeChecker::check_kstack(const Builtin &) {
-  return Type::stack(StackKind::Kernel, kMaxStackDepth, StackMode::Bpftrace);
+  return Type::stack(StackKind::Kernel, kMaxStackDepth, info_.config.stack_mode);
 }
 
 Type TypeChecker::check_ustack(const Builtin &) {
-  return Type::stack(StackKind::User, kMaxStackDepth, StackMode::Bpftrace);
+  return Type::stack(StackKind::User, kMaxStackDepth, info_.config.stack_mode);
 }
 
 Type TypeChecker::check_kstack_n(const Call &call) { return check_stack_call(call, StackKind::Kernel); }
@@ -218,7 +218,7 @@ Type TypeChecker::check_ustack_n(const Call &call) { return check_stack_call(cal
 
 // kstack(N), kstack(perf), kstack(raw, N): the mode is a bare word, the depth a literal.
 Type TypeChecker::check_stack_call(const Call &call, StackKind kind) {
-  StackMode mode = StackMode::Bpftrace;
+  StackMode mode = info_.config.stack_mode;
   uint32_t depth = kMaxStackDepth;
   for (size_t i = 0; i < call.args.size(); i++) {
     const Expr &arg = *call.args[i];

@@ -19,6 +19,17 @@
 
 namespace rbt::sema {
 
+// Length of str() results without an explicit length (bpftrace's max_strlen default).
+constexpr uint32_t kDefaultStrlen = 64;
+
+// The script's `config = { ... }` block, with bpftrace's defaults.
+struct ScriptConfig {
+  uint32_t max_strlen = kDefaultStrlen;
+  uint64_t max_map_keys = 4096;
+  bool print_maps_on_exit = true;
+  StackMode stack_mode = StackMode::Bpftrace;
+};
+
 struct MapInfo {
   std::string name;
   Type key;    // none() when the map takes no key
@@ -39,6 +50,7 @@ struct SemaInfo {
   std::unordered_map<const ast::Node *, VarInfo *> vars;        // Var and AssignVar nodes
   std::vector<std::unique_ptr<VarInfo>> var_storage;
   std::vector<std::string> positional;     // the values of $1..$N
+  ScriptConfig config;
   std::vector<Diagnostic> attach_errors;  // attach points that did not parse or expand
   std::map<std::string, const RecordLayout *> records;  // tracepoint `args` records by name
   std::unordered_map<const ast::Node *, const FieldLayout *> fields;  // FieldAccess → field
@@ -48,8 +60,6 @@ struct SemaInfo {
   const Type &type_of(const ast::Node *n) const;
 };
 
-// Length of str() results without an explicit length (bpftrace's max_strlen default).
-constexpr uint32_t kDefaultStrlen = 64;
 
 // What the checker may know about the machine and the command line. The driver fills it from
 // the runtime (probe expansion, tracepoint formats, kernel BTF), so this library needs neither

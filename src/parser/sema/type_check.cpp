@@ -26,8 +26,47 @@ Type storage_type(const Type &t) {
   return t;
 }
 
+// config = { max_strlen = 128; max_map_keys = 10000; print_maps_on_exit = false;
+//            stack_mode = perf }
+void TypeChecker::check_config(const Program &program) {
+  ScriptConfig &c = info_.config;
+  for (const ConfigItem &item : program.config) {
+    auto number = const_int(*item.value);
+    auto *word = dyn_cast<Builtin>(item.value);
+    auto *lit = dyn_cast<IntLit>(item.value);
+    if (item.key == "max_strlen") {
+      // Strings live on the 512-byte BPF stack until per-CPU scratch buffers exist.
+      if (!number || *number < 1 || *number > 200)
+        diags_.error(item.range, "max_strlen must be an integer from 1 to 200");
+      else
+        c.max_strlen = static_cast<uint32_t>(*number);
+    } else if (item.key == "max_map_keys") {
+      if (!number || *number < 1)
+        diags_.error(item.range, "max_map_keys must be a positive integer");
+      else
+        c.max_map_keys = static_cast<uint64_t>(*number);
+    } else if (item.key == "print_maps_on_exit") {
+      if (!lit || !lit->is_bool)
+        diags_.error(item.range, "print_maps_on_exit must be true or false");
+      else
+        c.print_maps_on_exit = lit->value != 0;
+    } else if (item.key == "stack_mode") {
+      if (!word || (word->name != "bpftrace" && word->name != "perf" && word->name != "raw"))
+        diags_.error(item.range, "stack_mode must be bpftrace, perf or raw");
+      else
+        c.stack_mode = word->name == "perf" ? StackMode::Perf
+                       : word->name == "raw" ? StackMode::Raw
+                                             : StackMode::Bpftrace;
+    } else {
+      diags_.error(item.range, "unknown config key '" + item.key +
+                                   "' (max_strlen, max_map_keys, print_maps_on_exit, stack_mode)");
+    }
+  }
+}
+
 void TypeChecker::check_program(const Program &program) {
   changed_ = false;
+  check_config(program);
   for (const Probe *probe : program.probes)
     check_probe(*probe);
   for (auto &e : attach_errors_)
@@ -422,6 +461,8 @@ Type TypeChecker::check_expr(const Expr &expr) {
 
 namespace {
 
+constexpr uint32_t kDataLocStrlen = 64;
+
 // The rbt type of a C field. `remote`: the record was reached through a pointer, so an
 // embedded struct is too; `user_space`: which memory the pointer addresses.
 Type field_type(const FieldLayout &f, bool remote, bool user_space) {
@@ -433,7 +474,7 @@ Type field_type(const FieldLayout &f, bool remote, bool user_space) {
   case FieldLayout::Kind::CharArray:
     return Type::string(f.count);
   case FieldLayout::Kind::DataLoc:
-    return remote ? Type::none() : Type::string(kDefaultStrlen);
+    return remote ? Type::none() : Type::string(kDataLocStrlen);
   case FieldLayout::Kind::Record:
     return Type::record_of(f.type_name, f.size, remote, user_space);
   case FieldLayout::Kind::Pointer: {

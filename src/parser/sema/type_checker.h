@@ -29,6 +29,7 @@ public:
 #include "builtins.def"
 
 private:
+  void check_config(const ast::Program &program);
   void check_probe(const ast::Probe &probe);
   void resolve_attach_points(const ast::Probe &probe);
   void check_block(const ast::Block &block);
