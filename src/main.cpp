@@ -23,7 +23,7 @@ A tracing language for Linux: bpftrace's language, plus Ruby stacks (rstack).
 options:
   -e PROGRAM       run PROGRAM given on the command line ('-' as the file reads stdin)
   -c 'COMMAND'     run COMMAND with probes attached before it starts; exit when it exits
-  -p PID           trace process PID only (perf samplers, uprobes)
+  -p PID           trace process PID only; exit when it exits
   -o FILE          write output to FILE instead of stdout
   -f text|json     output format (default text)
   -q               quiet: no "Attached N probes" banner
@@ -32,7 +32,7 @@ options:
   -d WHAT          dump a stage: ast, types, ir, ir-opt, asm, verifier (repeatable)
   --dry-run        compile, load and verify, then exit without attaching
   --emit-elf FILE  write the compiled BPF object to FILE
-  --unsafe         allow unsafe functions (system, signal)
+  --unsafe         allow unsafe functions (system)
   -V, --version    print the version
   -h, --help       print this help
 
@@ -40,6 +40,9 @@ examples:
   rbt -e 'BEGIN { printf("hello\n"); exit(); }'
   rbt -e 'tracepoint:syscalls:sys_enter_openat { @[comm] = count(); }'
   rbt -e 'profile:hz:99 { @[cpu] = count(); } interval:s:1 { exit(); }'
+  rbt -c 'ruby app.rb' -e 'profile:hz:99 /pid == cpid/ { @[rstack] = count(); }'
+
+Options come before a script file; the words after it are its $1..$N.
 )";
 
 int usage_error(const std::string &message) {
