@@ -1,5 +1,7 @@
 #include "codegen.h"
 
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/DiagnosticPrinter.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
@@ -27,6 +29,19 @@ Result<CompiledObject> compile(const ast::Program &program, const sema::SemaInfo
     return tm.error();
 
   llvm::LLVMContext context;
+  // The BPF back end reports some errors (a stack over 512 bytes) through the context; LLVM's
+  // default handler would print them and exit(1) from inside the library.
+  std::string backend_errors;
+  context.setDiagnosticHandlerCallBack(
+      [](const llvm::DiagnosticInfo *di, void *errors) {
+        auto &first = *static_cast<std::string *>(errors);
+        if (di->getSeverity() != llvm::DS_Error || !first.empty())
+          return;  // the stack error repeats for every slot: keep the first
+        llvm::raw_string_ostream os(first);
+        llvm::DiagnosticPrinterRawOStream printer(os);
+        di->print(printer);
+      },
+      &backend_errors);
   llvm::Module module("rbt", context);
   module.setTargetTriple((*tm)->getTargetTriple().str());
   module.setDataLayout((*tm)->createDataLayout());
@@ -77,6 +92,8 @@ Result<CompiledObject> compile(const ast::Program &program, const sema::SemaInfo
   auto elf = emit(module, **tm, false);
   if (!elf)
     return elf.error();
+  if (!backend_errors.empty())
+    return make_error("generating BPF code", backend_errors);
   out.elf = std::move(*elf);
   out.manifest = resources.take_manifest();
   return out;

@@ -43,3 +43,23 @@ TEST(FuzzRegression, exponent_literals_that_overflow_are_errors) {
 TEST(FuzzRegression, scripts_that_link_the_bpf_library_compile) {
   EXPECT_EQ(compile_error("uprobe:libc:getpid { @[rstack] = count(); }"), "");
 }
+
+// The BPF back end's "stack limit exceeded" went to LLVM's default diagnostic handler, which
+// printed it and called exit(1) from inside codegen; now it is an ordinary codegen error.
+TEST(FuzzRegression, bpf_stack_overflow_is_an_error_not_an_exit) {
+  std::string key(600, 'a');
+  EXPECT_NE(compile_error("BEGIN { @k[\"" + key + "\"] = 1; }").find("stack limit"),
+            std::string::npos);
+}
+
+// `!!!!...1` nested ~1,800 deep overflowed the stack in the type checker under ASan, and
+// `1 + 1 + ...` 10,000 terms did so in a release build.
+TEST(FuzzRegression, deep_expressions_are_an_error_not_a_stack_overflow) {
+  std::string sum = "BEGIN { @t = 1";
+  for (int i = 0; i < 20000; i++)
+    sum += " + 1";
+  EXPECT_EQ(compile_error(sum + "; }"), "expression nests too deeply (more than 1000 levels)");
+  EXPECT_EQ(compile_error("BEGIN { @t = " + std::string(5000, '!') + "1; }"),
+            "expression nests too deeply (more than 1000 levels)");
+  EXPECT_EQ(compile_error("BEGIN { @t = " + std::string(900, '!') + "1; }"), "");
+}

@@ -342,6 +342,18 @@ std::optional<int64_t> TypeChecker::const_int(const Expr &e) {
 }
 
 Type TypeChecker::check_expr(const Expr &expr) {
+  // Every pass from here on recurses once per level; `1 + 1 + ...` 10,000 times overflowed
+  // the stack. No one writes 1,000 levels; stop there with an error instead.
+  constexpr int kMaxExprDepth = 1000;
+  if (expr_depth_ >= kMaxExprDepth) {
+    diags_.error(expr.range, "expression nests too deeply (more than 1000 levels)");
+    return Type::none();
+  }
+  struct DepthGuard {
+    int &depth;
+    explicit DepthGuard(int &d) : depth(++d) {}
+    ~DepthGuard() { --depth; }
+  } guard(expr_depth_);
   Type t;
   switch (expr.kind) {
   case NodeKind::IntLit: {

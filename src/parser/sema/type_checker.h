@@ -65,6 +65,7 @@ private:
   const ast::Probe *probe_ = nullptr;
   std::vector<std::unordered_map<std::string, VarInfo *>> scopes_;
   int loop_depth_ = 0;
+  int expr_depth_ = 0;  // check_expr's recursion, bounded against stack overflow
   std::vector<const ast::MapRef *> unknown_map_reads_;
   // Attach point errors, found once and reported by every pass (only the last pass counts).
   std::vector<Diagnostic> &attach_errors_ = info_.attach_errors;
