@@ -2,14 +2,24 @@
 // by scripts that use it. The value is {stack id, pid} like kstack/ustack; id 0 is "no Ruby on
 // this thread" and prints as an empty stack.
 
+#include <cstdlib>
+#include <cstring>
+
 #include "lowering.h"
 
 namespace rbt::codegen {
 
 namespace {
+// RBT_RSTACK_REFERENCE=1 (hidden, for bench/rstack_cost.py only) swaps in the walker that reads
+// every frame's strings on every sample, the rbperf-style reference rstack is measured against.
+const char *walker_name() {
+  const char *ref = std::getenv("RBT_RSTACK_REFERENCE");
+  return ref && std::strcmp(ref, "1") == 0 ? "rbt_rstack_reference" : "rbt_rstack";
+}
+
 llvm::Value *ruby_stack(IRBuilderBPF &b, llvm::Module &module, uint32_t depth) {
   llvm::FunctionCallee walk =
-      module.getOrInsertFunction("rbt_rstack", b.getInt64Ty(), b.getInt64Ty());
+      module.getOrInsertFunction(walker_name(), b.getInt64Ty(), b.getInt64Ty());
   llvm::Value *slot = b.stack_slot(16, "rstack");
   b.CreateStore(b.CreateCall(walk, {b.getInt64(depth)}), slot);
   b.CreateStore(b.current_pid(), b.byte_ptr(slot, 8));

@@ -85,7 +85,12 @@ struct rbt_ruby_proc {
   __u64 tls_modid;
   __s64 tls_offset;      /* in the module's block (DTV) or from the thread pointer (TPOFF) */
   __u64 global_symbols;  /* address of ruby_global_symbols, 0 when unknown */
+  /* When the process started, in clock ticks since boot (/proc/PID/stat field 22, which is
+   * the leader's start_boottime / RBT_RUBY_NS_PER_TICK): a probe that meets another start time
+   * under this tgid meets a new process that reused the pid. 0: not checked. */
+  __u64 start;
 };
+#define RBT_RUBY_NS_PER_TICK 10000000ULL /* USER_HZ = 100 */
 #define RBT_RUBY_NOT_RUBY 0xffffffffu
 
 /* One raw frame: (iseq, pc) of a Ruby frame, (method entry, 0) of a C method frame. */
@@ -99,8 +104,8 @@ struct rbt_ruby_raw_frame {
 struct rbt_ruby_stack {
   __u32 tgid;
   __u32 count;
-  __u32 truncated; /* control frames not walked past the depth limit (0: complete) */
-  __u32 pad;
+  __u32 truncated; /* frames past the depth limit (0: complete), | RBT_RUBY_TRUNCATED_AT_LEAST */
+  __u32 start;     /* low 32 bits of rbt_ruby_proc.start: with tgid, which process */
   struct rbt_ruby_raw_frame frames[RBT_RUBY_MAX_DEPTH];
 };
 
@@ -109,8 +114,10 @@ struct rbt_ruby_frame_key {
   __u64 addr;
   __u64 pc;
   __u32 tgid;
-  __u32 pad;
+  __u32 start; /* as in rbt_ruby_stack: a reused pid does not see the old process's frames */
 };
+/* The walk ran out of its budget of control frames before the root: `truncated` is a floor. */
+#define RBT_RUBY_TRUNCATED_AT_LEAST (1u << 31)
 
 enum rbt_ruby_frame_kind {
   RBT_RUBY_FRAME_RUBY = 1,

@@ -22,6 +22,8 @@ struct thread_struct {
 } __attribute__((preserve_access_index));
 struct task_struct {
   struct thread_struct thread;
+  struct task_struct *group_leader;
+  __u64 start_boottime;
 } __attribute__((preserve_access_index));
 
 struct {
@@ -70,7 +72,8 @@ struct {
 struct scratch {
   struct rbt_ruby_layout l;
   __u64 cfp, end, hash;
-  __u32 max, has_leaf, leaf;
+  __u32 max, has_leaf, leaf, counting;
+  __u64 rest;  // control frames left when the walk stopped at the depth limit
   __u64 global_symbols;
   __u8 cf[CF_BUF];
   __u8 body[BODY_BUF];
@@ -157,20 +160,17 @@ static long walk_batch(__u64 index, void *ctx) {
   for (__u32 j = 0; j < BATCH; j++) {
     if (j >= k)
       break;
-    if (s->stack.count >= s->max) {
-      s->stack.truncated = (s->end - s->cfp) / size + 1;
-      return 1;
-    }
     __u32 base = j * size;
     __u64 pc = buf_u64(s->cf, base + s->l.cfp_pc);
-    __u64 iseq = buf_u64(s->cf, base + s->l.cfp_iseq);
-    if (pc && iseq) {
-      record(s, iseq, pc);
-    } else if (!pc) {
-      __u64 me = cfunc_entry(s, buf_u64(s->cf, base + s->l.cfp_ep));
-      if (me)
-        record(s, me, 0);
-    }
+    __u64 addr = buf_u64(s->cf, base + s->l.cfp_iseq);
+    if (!pc)
+      addr = cfunc_entry(s, buf_u64(s->cf, base + s->l.cfp_ep));
+    if (addr && s->counting)
+      s->stack.truncated++;
+    else if (addr && s->stack.count < s->max)
+      record(s, addr, pc);
+    else if (addr)
+      return 1;  // at the depth limit: s->cfp is the first frame not kept
     s->cfp += size;
   }
   return s->cfp > s->end;
@@ -283,13 +283,20 @@ static __always_inline void resolve(struct scratch *s, __u64 addr, __u64 pc) {
   f->line = line_of(s, pc);
 }
 
-static long resolve_one(__u64 index, void *ctx) {
-  struct scratch *s = ((struct loop_ctx *)ctx)->s;
+// Sets s->fkey to frame `index` of the walked stack; false past its end.
+static __always_inline int frame_key_at(struct scratch *s, __u64 index) {
   if (index >= s->stack.count)
-    return 1;
+    return 0;
   __u32 i = index & (RBT_RUBY_MAX_DEPTH - 1);
   s->fkey.addr = s->stack.frames[i].addr;
   s->fkey.pc = s->stack.frames[i].pc;
+  return 1;
+}
+
+static long resolve_one(__u64 index, void *ctx) {
+  struct scratch *s = ((struct loop_ctx *)ctx)->s;
+  if (!frame_key_at(s, index))
+    return 1;
   if (bpf_map_lookup_elem(&rbt_ruby_frames, &s->fkey))
     return 0;
   resolve(s, s->fkey.addr, s->fkey.pc);
@@ -315,14 +322,20 @@ static __always_inline __u64 current_ec(const struct rbt_ruby_proc *p) {
   return read_u64(block + p->tls_offset);
 }
 
-// No ctx argument: when a probe takes several rstacks this stays a function of its own, which
-// BTF calls global, and the verifier would not accept a void * ctx parameter of a global one.
-__u64 rbt_rstack(__u64 max_depth) {
+// Looks the process up and walks the current thread's control frames into s->stack (raw
+// frames and their hash). Null when there is no stack to record.
+static __always_inline struct scratch *walk_current(__u64 max_depth) {
   __u64 pid_tgid = bpf_get_current_pid_tgid();
   __u32 tgid = pid_tgid >> 32;
   if (tgid == 0)
     return 0;
   struct rbt_ruby_proc *p = bpf_map_lookup_elem(&rbt_ruby_procs, &tgid);
+  // A record of an earlier process under the same pid is no record: user space inspects anew.
+  if (p && p->start) {
+    struct task_struct *task = bpf_get_current_task_btf();
+    if (task->group_leader->start_boottime / RBT_RUBY_NS_PER_TICK != p->start)
+      p = 0;
+  }
   if (!p) {
     __u64 now = bpf_ktime_get_ns();
     bpf_map_update_elem(&rbt_ruby_unknown, &tgid, &now, BPF_NOEXIST);
@@ -352,19 +365,46 @@ __u64 rbt_rstack(__u64 max_depth) {
            : max_depth > RBT_RUBY_MAX_DEPTH ? RBT_RUBY_MAX_DEPTH
                                             : (__u32)max_depth;
   s->global_symbols = p->global_symbols;
-  s->hash = 0xcbf29ce484222325ULL ^ tgid;
+  s->hash = (0xcbf29ce484222325ULL ^ tgid ^ (p->start << 32)) * 0x100000001b3ULL;
   s->stack.tgid = tgid;
   s->stack.count = 0;
   s->stack.truncated = 0;
-  s->stack.pad = 0;
+  s->stack.start = (__u32)p->start;
   s->has_leaf = 0;
+  s->counting = 0;
   // Dummy frames are skipped, so a walk may visit more control frames than it keeps.
   struct loop_ctx lc = {s};
   bpf_loop(2 * RBT_RUBY_MAX_DEPTH / BATCH, walk_batch, &lc, 0);
-  if (s->stack.count == 0 && s->stack.truncated == 0)
+  // What is left identifies the stack along with its frames (it goes into the id); how many
+  // frames that is exactly is counted only for a new stack (count_rest).
+  s->rest = s->cfp <= s->end ? (s->end - s->cfp) / s->l.cfp_size + 1 : 0;
+  if (s->stack.count == 0 && s->rest == 0)
     return 0;
   s->fkey.tgid = tgid;
-  s->fkey.pad = 0;
+  s->fkey.start = (__u32)p->start;
+  return s;
+}
+
+// For a new stack cut at the depth limit: walks on from where the walk stopped, counting the
+// frames it would have kept (dummy and ifunc frames are no frames), so the marker says exactly
+// how many were cut. Per sample only the control frames left are counted (s->rest).
+static __always_inline void count_rest(struct scratch *s) {
+  if (!s->rest)
+    return;
+  s->counting = 1;
+  struct loop_ctx lc = {s};
+  bpf_loop(2 * RBT_RUBY_MAX_DEPTH / BATCH, walk_batch, &lc, 0);
+  if (s->cfp <= s->end)  // out of budget (or unreadable) before the root
+    s->stack.truncated |= RBT_RUBY_TRUNCATED_AT_LEAST;
+}
+
+// No ctx argument: when a probe takes several rstacks this stays a function of its own, which
+// BTF calls global, and the verifier would not accept a void * ctx parameter of a global one.
+__u64 rbt_rstack(__u64 max_depth) {
+  struct scratch *s = walk_current(max_depth);
+  if (!s)
+    return 0;
+  struct loop_ctx lc = {s};
   if (s->has_leaf) {
     // The leaf Ruby frame counts by line: resolve it now if this pc is new.
     __u32 i = s->leaf & (RBT_RUBY_MAX_DEPTH - 1);
@@ -381,11 +421,41 @@ __u64 rbt_rstack(__u64 max_depth) {
     }
     s->hash = (s->hash ^ line) * 0x100000001b3ULL;
   }
-  __u64 id = (s->hash ^ ((__u64)s->stack.truncated << 32) ^ s->stack.count) | 1;
+  __u64 id = (s->hash ^ (s->rest << 32) ^ s->stack.count) | 1;
   if (bpf_map_lookup_elem(&rbt_ruby_stacks, &id))
     return id;
   // A new stack: name its frames first, so user space never sees a stack without its frames.
+  count_rest(s);
   bpf_loop(s->stack.count, resolve_one, &lc, 0);
+  bpf_map_update_elem(&rbt_ruby_stacks, &id, &s->stack, BPF_NOEXIST);
+  return id;
+}
+
+// ---- The bench's reference (bench/rstack_cost.py): rbperf's way, not used by rbt itself. ----
+
+// Resolves a frame whether or not it is known, as a walker that reads label and path strings on
+// every sample must; the result goes to rbt_ruby_frames so the stacks still print.
+static long resolve_always(__u64 index, void *ctx) {
+  struct scratch *s = ((struct loop_ctx *)ctx)->s;
+  if (!frame_key_at(s, index))
+    return 1;
+  resolve(s, s->fkey.addr, s->fkey.pc);
+  bpf_map_update_elem(&rbt_ruby_frames, &s->fkey, &s->frame, BPF_ANY);
+  if (index == s->leaf && s->has_leaf)
+    s->hash = (s->hash ^ s->frame.line) * 0x100000001b3ULL;
+  return 0;
+}
+
+// Same walk, then every frame's strings and line read on every sample. Codegen calls this in
+// place of rbt_rstack only when RBT_RSTACK_REFERENCE=1 (src/codegen/lower_rstack.cpp).
+__u64 rbt_rstack_reference(__u64 max_depth) {
+  struct scratch *s = walk_current(max_depth);
+  if (!s)
+    return 0;
+  struct loop_ctx lc = {s};
+  bpf_loop(s->stack.count, resolve_always, &lc, 0);
+  __u64 id = (s->hash ^ (s->rest << 32) ^ s->stack.count) | 1;
+  count_rest(s);
   bpf_map_update_elem(&rbt_ruby_stacks, &id, &s->stack, BPF_NOEXIST);
   return id;
 }

@@ -3,8 +3,12 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "ruby/ruby_elf.h"
 #include "ruby/ruby_symbols.h"
@@ -58,7 +62,163 @@ uint64_t load_bias(const ElfFile &elf, const Mapping &m) {
   return m.start - m.offset;
 }
 
+std::string known_layouts() {
+  std::string out;
+  for (size_t i = 0; i < RBT_RUBY_LAYOUT_COUNT; i++)
+    if (rbt_ruby_layouts_table[i].version >= 300)
+      out += (out.empty() ? "" : ", ") + std::to_string(rbt_ruby_layouts_table[i].version / 100) +
+             "." + std::to_string(rbt_ruby_layouts_table[i].version % 100);
+  return out;
+}
+
+std::string version_text(uint32_t code) {
+  return std::to_string(code / 100) + "." + std::to_string(code % 100);
+}
+
+// Reads of the target for check_layout; 0 for anything unreadable.
+struct Mem {
+  pid_t pid;
+  uint64_t u64(uint64_t addr) const {
+    uint64_t v = 0;
+    if (!addr || (addr & 7) || !read_process_memory(pid, addr, &v, 8))
+      return 0;
+    return v;
+  }
+};
+
+// Whether `str` is a Ruby String of 1 to 4096 bytes whose first 255 look like text. Empty on
+// success, else what is wrong.
+std::string check_string(const Mem &m, const rbt_ruby_layout &l, uint64_t str) {
+  uint64_t flags = m.u64(str);
+  if ((flags & 0x1f) != RBT_RUBY_T_STRING)
+    return "not a String (flags 0x" + [&] {
+      char b[32];
+      snprintf(b, sizeof(b), "%llx", static_cast<unsigned long long>(flags));
+      return std::string(b);
+    }() + ")";
+  uint64_t ptr, len;
+  if (flags & RBT_RUBY_STRING_NOEMBED) {
+    ptr = m.u64(str + l.rstring_heap_ptr);
+    len = m.u64(str + l.rstring_len);
+  } else {
+    ptr = str + l.rstring_embed;
+    len = l.rstring_embed_len_in_flags ? (flags >> 14) & 0x1f : m.u64(str + l.rstring_len) & 0xffffffff;
+  }
+  if (len == 0 || len > 4096 || !ptr)
+    return "a String of implausible length " + std::to_string(len);
+  std::string bytes(std::min<uint64_t>(len, 255), '\0');
+  if (!read_process_memory(m.pid, ptr, bytes.data(), bytes.size()))
+    return "a String whose bytes are unreadable";
+  for (unsigned char c : bytes)
+    if (c < 0x20 && c != '\t')
+      return "a String with control bytes";
+  return {};
+}
+
 }  // namespace
+
+LayoutCheckResult check_layout(pid_t pid, const ElfFile &elf, uint64_t load_bias,
+                               const rbt_ruby_layout &l) {
+  LayoutCheckResult out;
+  Mem m{pid};
+  const ElfSymbol *vm_sym = elf.find("ruby_current_vm_ptr");
+  if (!vm_sym)
+    return out;  // nothing to start from: unchecked
+  uint64_t vm = m.u64(load_bias + vm_sym->value);
+  if (!vm)
+    return out;  // the VM is not up yet
+  // The main thread: the first pointer among the VM's first words whose thread.ec looks like an
+  // execution context of this layout: a VM stack whose control frames end exactly at its top.
+  uint64_t ec = 0, stack = 0, size = 0, cfp = 0;
+  for (uint64_t i = 0; i < 64 && !ec; i++) {
+    uint64_t th = m.u64(vm + i * 8);
+    uint64_t e = th ? m.u64(th + l.thread_ec) : 0;
+    if (!e)
+      continue;
+    uint64_t s = m.u64(e + l.ec_vm_stack), n = m.u64(e + l.ec_vm_stack_size),
+             c = m.u64(e + l.ec_cfp);
+    if (!s || n < 256 || n > (1u << 26) || c < s || c >= s + n * 8 ||
+        (s + n * 8 - c) % l.cfp_size != 0)
+      continue;
+    ec = e, stack = s, size = n, cfp = c;
+  }
+  if (!ec) {
+    out.outcome = LayoutCheck::Mismatch;
+    out.why = "no thread of its VM has an execution context where this layout puts it "
+              "(thread.ec at " + std::to_string(l.thread_ec) + ", control frames of " +
+              std::to_string(l.cfp_size) + " bytes)";
+    return out;
+  }
+  uint64_t end = stack + size * 8 - 2 * static_cast<uint64_t>(l.cfp_size);
+  std::vector<uint8_t> buf(l.cfp_size);
+  for (int n = 0; cfp <= end && n < 256; cfp += l.cfp_size, n++) {
+    if (!read_process_memory(pid, cfp, buf.data(), buf.size()))
+      break;
+    uint64_t pc, iseq;
+    memcpy(&pc, buf.data() + l.cfp_pc, 8);
+    memcpy(&iseq, buf.data() + l.cfp_iseq, 8);
+    if (!pc || !iseq)
+      continue;
+    std::string where = "control frame " + std::to_string(n) + ": ";
+    uint64_t flags = m.u64(iseq);
+    if ((flags & 0x1f) != RBT_RUBY_T_IMEMO || ((flags >> RBT_RUBY_FL_USHIFT) & 0x0f) != 7) {
+      out.outcome = LayoutCheck::Mismatch;
+      out.why = where + "its iseq is not an instruction sequence";
+      return out;
+    }
+    uint64_t loc = m.u64(iseq + l.iseq_body) + l.body_location;
+    if (auto bad = check_string(m, l, m.u64(loc + l.loc_label)); !bad.empty()) {
+      out.outcome = LayoutCheck::Mismatch;
+      out.why = where + "its label is " + bad;
+      return out;
+    }
+    uint64_t path = m.u64(loc + l.loc_pathobj);
+    if ((m.u64(path) & 0x1f) == RBT_RUBY_T_ARRAY)
+      path = m.u64((m.u64(path) & RBT_RUBY_ARRAY_EMBED) ? path + l.rarray_embed
+                                                      : m.u64(path + l.rarray_heap_ptr));
+    if (auto bad = check_string(m, l, path); !bad.empty()) {
+      out.outcome = LayoutCheck::Mismatch;
+      out.why = where + "its path is " + bad;
+      return out;
+    }
+    out.ruby_frames++;
+  }
+  out.outcome = out.ruby_frames ? LayoutCheck::Matches : LayoutCheck::NotYet;
+  return out;
+}
+
+Result<uint32_t> layout_override() {
+  const char *env = getenv("RBT_RUBY_LAYOUT");
+  if (!env || !*env)
+    return 0u;
+  auto code = ruby_version_code(env);
+  if (!code || layout_index(*code) < 0 || *code < 300)
+    return make_error("RBT_RUBY_LAYOUT=" + std::string(env),
+                      "names no Ruby layout rbt has (known: " + known_layouts() + ")",
+                      "unset it, or give one of those versions");
+  return *code;
+}
+
+uint64_t process_start_ticks(pid_t pid) {
+  if (sysconf(_SC_CLK_TCK) != 1000000000 / static_cast<long>(RBT_RUBY_NS_PER_TICK))
+    return 0;  // BPF divides by RBT_RUBY_NS_PER_TICK: do not compare what it cannot match
+  FILE *f = fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "re");
+  if (!f)
+    return 0;
+  char buf[1024];
+  size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+  fclose(f);
+  buf[n] = 0;
+  const char *p = strrchr(buf, ')');  // comm may hold spaces and parentheses
+  unsigned long long ticks = 0;
+  // After ")": state (field 3) ... starttime (field 22).
+  if (!p || sscanf(p + 1,
+                   " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d "
+                   "%*d %llu",
+                   &ticks) != 1)
+    return 0;
+  return ticks;
+}
 
 bool read_process_memory(pid_t pid, uint64_t addr, void *dst, size_t n) {
   int fd = open(("/proc/" + std::to_string(pid) + "/mem").c_str(), O_RDONLY | O_CLOEXEC);
@@ -101,17 +261,28 @@ Inspection inspect_process(pid_t pid) {
   }
   RubyProcess &p = out.process;
   p.pid = pid;
+  p.proc.start = process_start_ticks(pid);
   p.binary = m->path;
   p.elf = elf;
   p.load_bias = load_bias(*elf, *m);
   p.version = facts->version;
   auto code = ruby_version_code(p.version);
+  auto forced = layout_override();
+  if (!forced) {
+    out.error = forced.error();
+    out.error.context(what);
+    return out;
+  }
+  if (*forced)
+    code = *forced;
   int layout = code ? layout_index(*code) : -1;
   if (layout < 0) {
     out.error = make_error(what,
                            "found Ruby '" + p.version + "' in " + p.binary +
                                ", a version rstack has no layout for",
-                           "supported: Ruby 3.0 to 3.4 (2.7 lacks the thread-local ec)");
+                           "supported: Ruby " + known_layouts() +
+                               "; RBT_RUBY_LAYOUT=X.Y tries the layout of one of them "
+                               "(checked against the process when it is inspected)");
     return out;
   }
   if (*code < 300) {
@@ -158,6 +329,22 @@ Inspection inspect_process(pid_t pid) {
     p.proc.tls_offset = static_cast<int64_t>(facts->ec_value) - static_cast<int64_t>(block);
     break;
   }
+  }
+  // Design §1/§3: walk the main thread once with the layout before trusting it.
+  LayoutCheckResult check = check_layout(pid, *elf, p.load_bias, rbt_ruby_layouts_table[layout]);
+  if (check.outcome == LayoutCheck::Mismatch) {
+    std::string which = *forced ? "the layout for Ruby " + version_text(*code) +
+                                      " (RBT_RUBY_LAYOUT)"
+                                : "the layout for Ruby " + version_text(*code);
+    out.outcome = InspectOutcome::NotYet;
+    out.layout_mismatch = true;
+    out.error = make_error(what,
+                           which + " does not match this process (Ruby '" + p.version + "' in " +
+                               p.binary + "): " + check.why,
+                           "its Ruby may be built with other options than the distribution's; "
+                           "RBT_RUBY_LAYOUT=X.Y picks another layout (known: " +
+                               known_layouts() + ")");
+    return out;
   }
   p.proc.global_symbols = find_global_symbols(pid, *elf, p.load_bias, *code);
   out.outcome = InspectOutcome::Ruby;

@@ -31,7 +31,28 @@ struct Inspection {
   InspectOutcome outcome = InspectOutcome::NotRuby;
   RubyProcess process;  // when Ruby
   Error error;          // when NotRuby: what was found (for -p's message)
+  // NotYet because the layout failed its check against the process (set with `error`): may
+  // be the process is still starting; an error if it lasts.
+  bool layout_mismatch = false;
 };
+
+// What the attach-time check of a layout found (walk of the main thread from user space).
+enum class LayoutCheck : uint8_t { Matches, Mismatch, NotYet };
+struct LayoutCheckResult {
+  LayoutCheck outcome = LayoutCheck::NotYet;
+  std::string why;  // Mismatch: what did not decode
+  int ruby_frames = 0;
+};
+
+// Walks the main thread's control frames through /proc/PID/mem with layout `l` and checks that
+// every Ruby frame's iseq, label and path read as such. NotYet: the VM or its main thread has
+// no Ruby frame yet, nothing to judge.
+LayoutCheckResult check_layout(pid_t pid, const ElfFile &elf, uint64_t load_bias,
+                               const rbt_ruby_layout &l);
+
+// RBT_RUBY_LAYOUT (e.g. "3.1"): the layout to use whatever version the process reports. 0 when
+// unset; an error when it names no layout rbt has.
+Result<uint32_t> layout_override();
 
 // Inspects `pid`. NotYet: the interpreter is mapped but its TLS module id is not assigned yet
 // (the dynamic loader is still running), worth asking again shortly.
@@ -39,6 +60,10 @@ Inspection inspect_process(pid_t pid);
 
 // Reads `n` bytes of the process's memory at `addr` (false if unreadable).
 bool read_process_memory(pid_t pid, uint64_t addr, void *dst, size_t n);
+
+// When `pid` started, in clock ticks since boot (/proc/PID/stat field 22), as rbt_ruby_proc.start
+// wants it; 0 when unknown.
+uint64_t process_start_ticks(pid_t pid);
 
 // Index into rbt_ruby_layouts_table for a version code (301), or -1.
 int layout_index(uint32_t version_code);

@@ -2,6 +2,8 @@
 
 #include <bpf/bpf.h>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstring>
 
@@ -46,9 +48,10 @@ void RubyStacks::record(pid_t pid, const Inspection &in) {
   uint32_t key = static_cast<uint32_t>(pid);
   if (in.outcome == InspectOutcome::Ruby) {
     bpf_map_update_elem(procs_fd_, &key, &in.process.proc, BPF_ANY);
-    processes_[pid] = in.process;
+    uint64_t k = key_of(pid, in.process.proc.start);
+    processes_[k] = in.process;
     if (!in.process.proc.global_symbols)
-      unnamed_[pid] = kWatchPolls;
+      unnamed_[k] = kWatchPolls;
     if (verbose_)
       fprintf(stderr, "rbt: rstack: pid %d runs Ruby %s (%s), TLS %s modid %llu offset %lld%s\n",
               pid, in.process.version.c_str(), in.process.binary.c_str(),
@@ -56,10 +59,17 @@ void RubyStacks::record(pid_t pid, const Inspection &in) {
               static_cast<unsigned long long>(in.process.proc.tls_modid),
               static_cast<long long>(in.process.proc.tls_offset),
               in.process.proc.global_symbols ? ", symbol table found" : "");
-  } else if (in.outcome == InspectOutcome::NotRuby) {
+  } else if (in.outcome == InspectOutcome::NotRuby || in.layout_mismatch) {
+    // A layout that still fails its check once the process had time to start: say so once,
+    // then leave the process alone (its stacks would be garbage).
+    if (in.layout_mismatch)
+      fprintf(stderr, "rbt: error: %s: %s\n%s%s%s", in.error.what.c_str(), in.error.why.c_str(),
+              in.error.hint.empty() ? "" : "hint: ", in.error.hint.c_str(),
+              in.error.hint.empty() ? "" : "\n");
     // Remember the answer in BPF so the probes stop asking.
     rbt_ruby_proc none{};
     none.layout = RBT_RUBY_NOT_RUBY;
+    none.start = process_start_ticks(pid);
     bpf_map_update_elem(procs_fd_, &key, &none, BPF_ANY);
     if (verbose_)
       fprintf(stderr, "rbt: rstack: pid %d: %s\n", pid, in.error.why.c_str());
@@ -68,6 +78,14 @@ void RubyStacks::record(pid_t pid, const Inspection &in) {
 
 Status RubyStacks::add_process(pid_t pid, bool may_be_early) {
   Inspection in = inspect_process(pid);
+  // The layout check reads a running thread's frames: a frame changing under it can fail it
+  // once; a wrong layout fails every time.
+  for (int tries = 0; !may_be_early && in.layout_mismatch && tries < 3; tries++) {
+    usleep(20000);
+    in = inspect_process(pid);
+  }
+  if (in.layout_mismatch && !may_be_early)
+    return in.error;
   if (in.outcome == InspectOutcome::Ruby) {
     record(pid, in);
     return Ok{};
@@ -119,19 +137,20 @@ void RubyStacks::poll() {
     prev = &key;
   }
   for (uint32_t pid : seen) {
+    if (!watched_.count(static_cast<pid_t>(pid))) {
+      Inspection in = inspect_process(static_cast<pid_t>(pid));
+      if (in.outcome == InspectOutcome::NotYet)
+        watched_[static_cast<pid_t>(pid)] = kWatchPolls;
+      else
+        record(static_cast<pid_t>(pid), in);
+    }
+    // Only now: samples taken while it was inspected would have asked again.
     bpf_map_delete_elem(unknown_fd_, &pid);
-    if (watched_.count(static_cast<pid_t>(pid)))
-      continue;
-    Inspection in = inspect_process(static_cast<pid_t>(pid));
-    if (in.outcome == InspectOutcome::NotYet)
-      watched_[static_cast<pid_t>(pid)] = kWatchPolls;
-    else
-      record(static_cast<pid_t>(pid), in);
   }
 }
 
-std::string RubyStacks::cfunc_name(pid_t pid, uint64_t addr) {
-  auto it = processes_.find(pid);
+std::string RubyStacks::cfunc_name(uint64_t key, uint64_t addr) {
+  auto it = processes_.find(key);
   if (it == processes_.end() || !it->second.elf)
     return {};
   auto sym = it->second.elf->symbolize(addr - it->second.load_bias);
@@ -151,7 +170,7 @@ std::vector<std::string> RubyStacks::frames(uint64_t stack_id) {
   }
   uint32_t count = stack->count < RBT_RUBY_MAX_DEPTH ? stack->count : RBT_RUBY_MAX_DEPTH;
   for (uint32_t i = 0; i < count; i++) {
-    rbt_ruby_frame_key key{stack->frames[i].addr, stack->frames[i].pc, stack->tgid, 0};
+    rbt_ruby_frame_key key{stack->frames[i].addr, stack->frames[i].pc, stack->tgid, stack->start};
     rbt_ruby_frame f{};
     if (bpf_map_lookup_elem(frames_fd_, &key, &f) != 0) {
       out.push_back("[frame evicted]");
@@ -160,7 +179,7 @@ std::vector<std::string> RubyStacks::frames(uint64_t stack_id) {
     std::string label = bounded(f.label, sizeof(f.label));
     if (f.kind == RBT_RUBY_FRAME_CFUNC) {
       if (label.empty())
-        label = cfunc_name(static_cast<pid_t>(stack->tgid), f.cfunc);
+        label = cfunc_name(key_of(static_cast<pid_t>(stack->tgid), stack->start), f.cfunc);
       if (label.empty()) {
         char hex[32];
         snprintf(hex, sizeof(hex), "0x%llx", static_cast<unsigned long long>(f.cfunc));
@@ -172,8 +191,12 @@ std::vector<std::string> RubyStacks::frames(uint64_t stack_id) {
                     std::to_string(f.line) + ")");
     }
   }
-  if (stack->truncated)
-    out.push_back("[... " + std::to_string(stack->truncated) + " more frames]");
+  uint32_t cut = stack->truncated & ~RBT_RUBY_TRUNCATED_AT_LEAST;
+  if (stack->truncated & RBT_RUBY_TRUNCATED_AT_LEAST)
+    out.push_back(cut ? "[... at least " + std::to_string(cut) + " more frames]"
+                      : "[... more frames not read]");
+  else if (cut)
+    out.push_back("[... " + std::to_string(cut) + " more frames]");
   return out;
 }
 

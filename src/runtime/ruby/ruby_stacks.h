@@ -41,15 +41,20 @@ public:
 private:
   RubyStacks(bpf_object *obj, bool verbose);
   void record(pid_t pid, const Inspection &inspection);
-  std::string cfunc_name(pid_t pid, uint64_t addr);
+  std::string cfunc_name(uint64_t key, uint64_t addr);
+  // processes_ and unnamed_ are keyed by (pid, low 32 bits of its start time), as the BPF
+  // records are: a pid reused by a new process is another process.
+  static uint64_t key_of(pid_t pid, uint64_t start) {
+    return static_cast<uint64_t>(static_cast<uint32_t>(pid)) << 32 | static_cast<uint32_t>(start);
+  }
 
   bool verbose_;
   int layouts_fd_, procs_fd_, unknown_fd_, stacks_fd_, frames_fd_;
-  std::map<pid_t, RubyProcess> processes_;  // kept after exit, to name C functions
+  std::map<uint64_t, RubyProcess> processes_;  // kept after exit, to name C functions
   std::map<pid_t, int> watched_;            // pid → polls left before giving up
   // Ruby processes whose symbol table was not there yet (a -c child is inspected before Ruby
   // has initialised): pid → polls left.
-  std::map<pid_t, int> unnamed_;
+  std::map<uint64_t, int> unnamed_;
   void find_symbols();
 };
 

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""rstack on a Ruby whose version rbt does not know, and RBT_RUBY_LAYOUT's override.
+
+Copies the system's libruby into a temporary directory with its `ruby_version` bytes changed
+(3.1.2 becomes 3.9.2), runs ruby on it through LD_LIBRARY_PATH (a method that spins), and
+attaches `rbt -p` to it:
+
+    unknown  no override: an error naming the version found and the override
+    override RBT_RUBY_LAYOUT=3.1: the right layout, stacks print
+    wrong    RBT_RUBY_LAYOUT=3.3: the attach-time check says the layout does not match
+
+usage: other_version.py RBT MODE"""
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+# Stopped with SIGINT: with -p an interval probe is filtered by pid too, so `interval { exit() }`
+# would fire only when the target happens to be on the interval's CPU.
+PROG = "profile:hz:199 { @[rstack] = count(); }"
+RUBY = "def spin_here = (x = 0; while true; x += 1; end); spin_here"
+
+
+def libruby_of(ruby):
+    out = subprocess.run(["ldd", ruby], capture_output=True, text=True).stdout
+    m = re.search(r"(libruby\S*) => (\S+)", out)
+    return (m.group(1), os.path.realpath(m.group(2))) if m else (None, None)
+
+
+def file_offset(lib, vaddr):
+    """File offset of a virtual address, from the PT_LOAD headers."""
+    out = subprocess.run(["readelf", "-lW", lib], capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        f = line.split()
+        if f and f[0] == "LOAD":
+            off, va, filesz = int(f[1], 16), int(f[2], 16), int(f[4], 16)
+            if va <= vaddr < va + filesz:
+                return off + vaddr - va
+    return None
+
+
+def patched_copy(workdir):
+    ruby = shutil.which("ruby")
+    soname, lib = libruby_of(ruby)
+    if not lib:
+        print("ruby is not linked with a shared libruby: nothing to patch")
+        return None
+    nm = subprocess.run(["nm", "-D", "--defined-only", lib], capture_output=True, text=True).stdout
+    m = re.search(r"^([0-9a-f]+) R ruby_version$", nm, re.M)
+    off = file_offset(lib, int(m.group(1), 16)) if m else None
+    data = bytearray(open(lib, "rb").read())
+    if off is None or not re.match(rb"\d\.\d+\.\d+\0", bytes(data[off:off + 8])):
+        print("cannot find ruby_version's bytes in", lib)
+        return None
+    data[off + 2] = ord("9")  # "3.1.2" -> "3.9.2": a minor version no layout is for
+    with open(os.path.join(workdir, soname), "wb") as f:
+        f.write(data)
+    return ruby
+
+
+def main():
+    rbt, mode = sys.argv[1], sys.argv[2]
+    with tempfile.TemporaryDirectory(prefix="rbt-ruby-") as workdir:
+        ruby = patched_copy(workdir)
+        if not ruby:
+            return 1
+        env = dict(os.environ, LD_LIBRARY_PATH=workdir)
+        target = subprocess.Popen([ruby, "--disable-gems", "-e", RUBY], env=env)
+        try:
+            time.sleep(0.5)
+            maps = open(f"/proc/{target.pid}/maps").read()
+            if workdir not in maps:
+                print("the patched libruby is not the one ruby loaded")
+                return 1
+            env = dict(os.environ)
+            env.pop("RBT_RUBY_LAYOUT", None)
+            if mode == "override":
+                env["RBT_RUBY_LAYOUT"] = "3.1"
+            elif mode == "wrong":
+                env["RBT_RUBY_LAYOUT"] = "3.3"
+            rbt_proc = subprocess.Popen([rbt, "-p", str(target.pid), "-e", PROG], env=env,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        text=True)
+            try:
+                out, err = rbt_proc.communicate(timeout=2)  # an error exits at once
+            except subprocess.TimeoutExpired:
+                rbt_proc.send_signal(signal.SIGINT)
+                out, err = rbt_proc.communicate(timeout=20)
+            run = subprocess.CompletedProcess(rbt_proc.args, rbt_proc.returncode, out, err)
+        finally:
+            target.kill()
+            target.wait()
+    print(f"exit {run.returncode}")
+    print(run.stdout, end="")
+    print(run.stderr, end="")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
