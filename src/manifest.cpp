@@ -21,4 +21,18 @@ const char *probe_kind_name(ProbeKind kind) {
   return "?";
 }
 
+// Histograms with more buckets than this stay hashes: an lhist with a million steps should not
+// reserve a million slots per CPU.
+constexpr uint32_t kMaxArrayBuckets = 4096;
+
+bool MapDesc::is_array() const {
+  if (!key.is_none() || !value.is_aggregation() || value.kind == TypeKind::Sum)
+    return false;
+  return !value.is_histogram() || histogram_buckets(value) <= kMaxArrayBuckets;
+}
+
+uint32_t MapDesc::array_entries() const {
+  return value.is_histogram() ? static_cast<uint32_t>(histogram_buckets(value)) : 1;
+}
+
 }  // namespace rbt

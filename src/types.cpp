@@ -233,4 +233,11 @@ bool Type::operator==(const Type &o) const {
          stack_kind == o.stack_kind && stack_mode == o.stack_mode && stack_depth == o.stack_depth;
 }
 
+uint64_t histogram_buckets(const Type &value) {
+  if (value.kind == TypeKind::Hist)
+    return kHistBuckets;
+  int64_t n = (value.lhist_max - value.lhist_min + value.lhist_step - 1) / value.lhist_step;
+  return static_cast<uint64_t>(n) + 2;
+}
+
 }  // namespace rbt

@@ -89,4 +89,8 @@ struct Type {
 // [2^63, 2^64).
 constexpr int kHistBuckets = 66;
 
+// Number of buckets of a hist (kHistBuckets) or lhist (below min, one per step, max and above)
+// value.
+uint64_t histogram_buckets(const Type &value);
+
 }  // namespace rbt

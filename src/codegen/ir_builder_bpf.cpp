@@ -1,5 +1,7 @@
 #include "ir_builder_bpf.h"
 
+#include <llvm/IR/IntrinsicsBPF.h>
+
 #include <cassert>
 
 namespace rbt::codegen {
@@ -13,7 +15,35 @@ llvm::Value *IRBuilderBPF::call_helper(bpf_func_id id, llvm::Type *ret,
   auto *fty = llvm::FunctionType::get(ret, params, false);
   // BPF calls helpers by number: `call ptr inttoptr (i64 id to ptr)(...)`, as clang emits.
   auto *callee = llvm::ConstantExpr::getIntToPtr(getInt64(id), getPtrTy());
-  return CreateCall(fty, callee, args, name);
+  llvm::CallInst *call = CreateCall(fty, callee, args, name);
+  switch (id) {
+  // Constant for the whole run of a probe: marked as reading no memory, so that `tid` used
+  // three times is one call (EarlyCSE/GVN merge calls that cannot see memory).
+  case BPF_FUNC_get_current_pid_tgid:
+  case BPF_FUNC_get_current_uid_gid:
+  case BPF_FUNC_get_smp_processor_id:
+  case BPF_FUNC_get_current_task:
+  case BPF_FUNC_get_current_task_btf:
+  case BPF_FUNC_get_current_cgroup_id:
+  case BPF_FUNC_get_numa_node_id:
+    call->setDoesNotAccessMemory();
+    call->setDoesNotThrow();
+    call->addFnAttr(llvm::Attribute::WillReturn);
+    break;
+  default:
+    break;
+  }
+  return call;
+}
+
+llvm::Value *IRBuilderBPF::opaque(llvm::Value *v) {
+  llvm::Function *passthrough = llvm::Intrinsic::getDeclaration(
+      &module_, llvm::Intrinsic::bpf_passthrough, {v->getType(), v->getType()});
+  return CreateCall(passthrough, {getInt32(passthrough_seq_++), v});
+}
+
+llvm::Value *IRBuilderBPF::low32(llvm::Value *v) {
+  return CreateZExt(opaque(CreateTrunc(v, getInt32Ty())), getInt64Ty());
 }
 
 llvm::Value *IRBuilderBPF::current_pid() {
@@ -50,11 +80,14 @@ llvm::Value *IRBuilderBPF::ringbuf_output(llvm::Value *ringbuf, llvm::Value *dat
                      {ringbuf, data, getInt64(size), getInt64(0)});
 }
 
-llvm::AllocaInst *IRBuilderBPF::stack_slot(llvm::Type *type, const llvm::Twine &name) {
+llvm::AllocaInst *IRBuilderBPF::stack_slot(llvm::Type *type, const llvm::Twine &name,
+                                           bool zeroed) {
   llvm::Function *fn = GetInsertBlock()->getParent();
   llvm::IRBuilder<> entry(&fn->getEntryBlock(), fn->getEntryBlock().begin());
   llvm::AllocaInst *slot = entry.CreateAlloca(type, nullptr, name);
   slot->setAlignment(llvm::Align(8));
+  if (!zeroed)
+    return slot;
   // Zero it right where it is allocated: every later use sees defined bytes.
   entry.SetInsertPoint(slot->getParent(), std::next(slot->getIterator()));
   const llvm::DataLayout &dl = module_.getDataLayout();
@@ -62,8 +95,8 @@ llvm::AllocaInst *IRBuilderBPF::stack_slot(llvm::Type *type, const llvm::Twine &
   return slot;
 }
 
-llvm::AllocaInst *IRBuilderBPF::stack_slot(uint64_t size, const llvm::Twine &name) {
-  return stack_slot(llvm::ArrayType::get(getInt8Ty(), (size + 7) / 8 * 8), name);
+llvm::AllocaInst *IRBuilderBPF::stack_slot(uint64_t size, const llvm::Twine &name, bool zeroed) {
+  return stack_slot(llvm::ArrayType::get(getInt8Ty(), (size + 7) / 8 * 8), name, zeroed);
 }
 
 llvm::Value *IRBuilderBPF::byte_ptr(llvm::Value *base, uint64_t offset) {

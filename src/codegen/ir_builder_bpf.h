@@ -34,13 +34,22 @@ public:
 
   // A zero-initialized stack slot of `size` bytes (or of `type`), allocated in the entry block
   // so that loops do not grow the stack. Zeroing keeps padding bytes defined for the verifier.
-  llvm::AllocaInst *stack_slot(uint64_t size, const llvm::Twine &name = "");
-  llvm::AllocaInst *stack_slot(llvm::Type *type, const llvm::Twine &name = "");
+  // `zeroed` false: for a slot whose every byte is written by a helper before any read.
+  llvm::AllocaInst *stack_slot(uint64_t size, const llvm::Twine &name = "", bool zeroed = true);
+  llvm::AllocaInst *stack_slot(llvm::Type *type, const llvm::Twine &name = "", bool zeroed = true);
 
   void store_bytes(llvm::Value *dst, std::string_view bytes);  // constant bytes, as immediates
   void zero_bytes(llvm::Value *dst, uint64_t size);
   void copy_bytes(llvm::Value *dst, llvm::Value *src, uint64_t size);
   llvm::Value *byte_ptr(llvm::Value *base, uint64_t offset);
+
+  // `v` unchanged, but opaque to LLVM's optimizer until just before instruction selection
+  // (llvm.bpf.passthrough): it is not speculatable, so a block computing it stays a branch,
+  // and it is not folded with what surrounds it.
+  llvm::Value *opaque(llvm::Value *v);
+  // The low 32 bits of `v`, zero-extended: one `w = w` move with alu32, where the `and` LLVM
+  // would otherwise keep becomes two shifts.
+  llvm::Value *low32(llvm::Value *v);
 
   // Loads an integer of `size` bytes at `ptr` and extends it to i64.
   llvm::Value *load_int(llvm::Value *ptr, unsigned size, bool is_signed);
@@ -48,6 +57,7 @@ public:
 
 private:
   llvm::Module &module_;
+  int passthrough_seq_ = 0;  // llvm.bpf.passthrough calls want distinct sequence numbers
 };
 
 }  // namespace rbt::codegen

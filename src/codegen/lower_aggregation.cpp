@@ -1,5 +1,6 @@
-// Aggregations: `@m[k] = count()` and friends. Aggregation maps are per-CPU hashes, so updates
-// are plain loads and stores; the runtime sums the CPUs' values when it prints.
+// Aggregations: `@m[k] = count()` and friends. Aggregation maps are per-CPU (hashes, or arrays
+// for keyless ones: MapDesc::is_array), so updates are plain loads and stores; the runtime sums
+// the CPUs' values when it prints.
 
 #include "lowering.h"
 
@@ -12,18 +13,22 @@ void Lowering::upsert(const MapDesc &map, llvm::Value *key,
                       const std::function<void(llvm::Value *)> &init) {
   llvm::Value *global = resources_.map_global(map.name);
   llvm::Value *found = b_.map_lookup(global, key);
+  // An array's slots all exist and start at zero, which each update takes as "nothing yet";
+  // its lookup only fails for an index out of range, which hist_key never makes.
   auto *hit = new_block("agg_hit");
-  auto *miss = new_block("agg_miss");
   auto *done = new_block("agg_done");
+  auto *miss = map.is_array() ? done : new_block("agg_miss");
   b_.CreateCondBr(b_.CreateIsNull(found), miss, hit);
   b_.SetInsertPoint(hit);
   update(found);
   b_.CreateBr(done);
-  b_.SetInsertPoint(miss);
-  llvm::Value *slot = b_.stack_slot(map.bpf_value_size(), "agg_init");
-  init(slot);
-  b_.map_update(global, key, slot, BPF_ANY);
-  b_.CreateBr(done);
+  if (!map.is_array()) {
+    b_.SetInsertPoint(miss);
+    llvm::Value *slot = b_.stack_slot(map.bpf_value_size(), "agg_init");
+    init(slot);
+    b_.map_update(global, key, slot, BPF_ANY);
+    b_.CreateBr(done);
+  }
   b_.SetInsertPoint(done);
 }
 
@@ -102,22 +107,55 @@ void Lowering::lower_stats(const Call &call, const MapDesc &map, llvm::Value *ke
 }
 
 llvm::Value *Lowering::hist_key(const MapDesc &map, llvm::Value *key, llvm::Value *bucket) {
-  b_.CreateStore(bucket, b_.byte_ptr(key, map.bucket_offset()));
+  if (map.is_array())
+    b_.store_int(key, bucket, 4);
+  else
+    b_.CreateStore(bucket, b_.byte_ptr(key, map.bucket_offset()));
   return key;
 }
 
 // Bucket 0 is (..., 0), 1 is [0], 2 is [1], and 2 + k is [2^k, 2^(k+1)).
+// A binary search over the bit length, as branches: `if (v >= 2^s) { v >>= s; log += s; }`
+// for s = 32, 16, ..., 1 costs three instructions a step. Left alone, LLVM turns each step into
+// two selects, which BPF (no conditional moves) lowers back into two branches each; an opaque
+// value (not speculatable) keeps the step a branch.
 llvm::Value *Lowering::log2_bucket(llvm::Value *value, bool is_signed) {
-  llvm::Value *v = value, *log = b_.getInt64(0);
+  llvm::BasicBlock *entry = b_.GetInsertBlock();
+  auto *done = new_block("log2_done");
+  auto *search = new_block("log2_search");
+  // value <= 1 (and negative values when signed) is settled before the search.
+  auto *small = b_.CreateICmpULE(value, b_.getInt64(1));
+  llvm::Value *negative = is_signed ? b_.CreateICmpSLT(value, b_.getInt64(0)) : b_.getInt1(false);
+  // Settled early: 0 → bucket 1, 1 → bucket 2, negative → bucket 0.
+  llvm::Value *early = b_.CreateSelect(negative, b_.getInt64(0), b_.CreateAdd(value, b_.getInt64(1)));
+  b_.CreateCondBr(b_.CreateOr(small, negative), done, search);
+  b_.SetInsertPoint(search);
+  llvm::Value *v = value, *log = b_.getInt64(2);
   for (unsigned shift : {32u, 16u, 8u, 4u, 2u, 1u}) {
-    llvm::Value *big = b_.CreateICmpUGE(v, b_.getInt64(1ull << shift));
-    v = b_.CreateSelect(big, b_.CreateLShr(v, shift), v);
-    log = b_.CreateSelect(big, b_.CreateAdd(log, b_.getInt64(shift)), log);
+    llvm::BasicBlock *from = b_.GetInsertBlock();
+    auto *take = new_block("log2_shift");
+    auto *next = new_block("log2_next");
+    b_.CreateCondBr(b_.CreateICmpUGE(v, b_.getInt64(1ull << shift)), take, next);
+    b_.SetInsertPoint(take);
+    llvm::Value *v2 = b_.opaque(b_.CreateLShr(v, shift));
+    llvm::Value *log2 = b_.CreateAdd(log, b_.getInt64(shift));
+    b_.CreateBr(next);
+    b_.SetInsertPoint(next);
+    auto *pv = b_.CreatePHI(b_.getInt64Ty(), 2);
+    pv->addIncoming(v, from);
+    pv->addIncoming(v2, take);
+    auto *pl = b_.CreatePHI(b_.getInt64Ty(), 2);
+    pl->addIncoming(log, from);
+    pl->addIncoming(log2, take);
+    v = pv;
+    log = pl;
   }
-  llvm::Value *bucket =
-      b_.CreateSelect(b_.CreateICmpEQ(value, b_.getInt64(0)), b_.getInt64(1), b_.CreateAdd(log, b_.getInt64(2)));
-  if (is_signed)
-    bucket = b_.CreateSelect(b_.CreateICmpSLT(value, b_.getInt64(0)), b_.getInt64(0), bucket);
+  llvm::BasicBlock *searched = b_.GetInsertBlock();
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+  auto *bucket = b_.CreatePHI(b_.getInt64Ty(), 2);
+  bucket->addIncoming(early, entry);
+  bucket->addIncoming(log, searched);
   return bucket;
 }
 

@@ -38,13 +38,11 @@ llvm::Value *Lowering::lower_call(const Call &call) {
 llvm::Value *Lowering::lower_pid(const Builtin &) { return b_.current_pid(); }
 
 llvm::Value *Lowering::lower_tid(const Builtin &) {
-  return b_.CreateAnd(b_.call_helper(BPF_FUNC_get_current_pid_tgid, b_.getInt64Ty(), {}),
-                      b_.getInt64(0xffffffff));
+  return b_.low32(b_.call_helper(BPF_FUNC_get_current_pid_tgid, b_.getInt64Ty(), {}));
 }
 
 llvm::Value *Lowering::lower_uid(const Builtin &) {
-  return b_.CreateAnd(b_.call_helper(BPF_FUNC_get_current_uid_gid, b_.getInt64Ty(), {}),
-                      b_.getInt64(0xffffffff));
+  return b_.low32(b_.call_helper(BPF_FUNC_get_current_uid_gid, b_.getInt64Ty(), {}));
 }
 
 llvm::Value *Lowering::lower_gid(const Builtin &) {
@@ -55,6 +53,18 @@ llvm::Value *Lowering::lower_comm(const Builtin &) {
   llvm::Value *slot = b_.stack_slot(16, "comm");
   b_.call_helper(BPF_FUNC_get_current_comm, b_.getInt64Ty(), {slot, b_.getInt64(16)});
   return slot;
+}
+
+// comm straight into a string slot of 16 bytes (a map key, a value): no copy. The helper pads
+// with NULs to the size it is given, so the slot needs no zeroing first either.
+bool Lowering::writes_whole_slot(const Type &slot_type, const Expr &expr) const {
+  auto it = sema_.builtins.find(&expr);
+  return slot_type.is_string() && slot_type.size == 16 && it != sema_.builtins.end() &&
+         it->second == sema::BuiltinId::comm;
+}
+
+void Lowering::lower_into_slot(llvm::Value *dst, const Expr &) {
+  b_.call_helper(BPF_FUNC_get_current_comm, b_.getInt64Ty(), {dst, b_.getInt64(16)});
 }
 
 llvm::Value *Lowering::lower_nsecs(const Builtin &) {
@@ -143,6 +153,18 @@ llvm::Value *Lowering::lower_del(const Call &call) {
     store_value(key, desc.key, *call.args[1]);
   } else {
     key = map_key(map, desc);
+  }
+  if (desc.is_array()) {
+    // An array's slots cannot be deleted; zero is how it says "no value" (MapDesc::is_array).
+    llvm::Value *found = b_.map_lookup(resources_.map_global(map.name), key);
+    auto *hit = new_block("del_hit");
+    auto *done = new_block("del_done");
+    b_.CreateCondBr(b_.CreateIsNull(found), done, hit);
+    b_.SetInsertPoint(hit);
+    b_.zero_bytes(found, desc.bpf_value_size());
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
+    return nullptr;
   }
   b_.map_delete(resources_.map_global(map.name), key);
   return nullptr;

@@ -263,6 +263,8 @@ llvm::Value *Lowering::lower_cast(const Cast &cast) {
 }
 
 void Lowering::store_value(llvm::Value *dst, const Type &slot_type, const Expr &expr) {
+  if (writes_whole_slot(slot_type, expr))
+    return lower_into_slot(dst, expr);
   store_lowered(dst, slot_type, lower_expr(expr), type_of(&expr));
 }
 
@@ -295,8 +297,14 @@ void Lowering::store_lowered(llvm::Value *dst, const Type &slot_type, llvm::Valu
 }
 
 llvm::Value *Lowering::map_key(const MapRef &map, const MapDesc &desc) {
-  uint32_t slot_size = desc.value.is_histogram() ? desc.bpf_key_size() : desc.user_key_size();
-  llvm::Value *key = b_.stack_slot(slot_size, "key");
+  bool whole_key = desc.value.is_histogram() || desc.is_array();
+  uint32_t size = whole_key ? desc.bpf_key_size() : desc.user_key_size();
+  if (map.keys.size() == 1 && size == desc.key.size && writes_whole_slot(desc.key, *map.keys[0])) {
+    llvm::Value *key = b_.stack_slot(size, "key", /*zeroed=*/false);
+    lower_into_slot(key, *map.keys[0]);
+    return key;
+  }
+  llvm::Value *key = b_.stack_slot(size, "key");
   if (map.keys.empty())
     return key;  // maps without keys use the single key 0
   if (map.keys.size() == 1) {

@@ -64,6 +64,10 @@ private:
   // Lowers `expr` and writes it at `dst` in the layout of `slot_type` (ints widen, strings are
   // zero-padded, tuples are written element by element).
   void store_value(llvm::Value *dst, const Type &slot_type, const ast::Expr &expr);
+  // Whether `expr` can be lowered by writing every byte of a `slot_type` slot itself
+  // (lower_into_slot), which saves a copy and the slot's zeroing.
+  bool writes_whole_slot(const Type &slot_type, const ast::Expr &expr) const;
+  void lower_into_slot(llvm::Value *dst, const ast::Expr &expr);
   void store_lowered(llvm::Value *dst, const Type &slot_type, llvm::Value *value,
                      const Type &value_type);
 

@@ -13,9 +13,12 @@ Resources::Resources(DebugInfo &debug_info, const sema::SemaInfo &sema) : debug_
     desc.bpf_name = "m" + std::to_string(manifest_.maps.size());
     desc.key = info.key;
     desc.value = info.value;
-    unsigned type = desc.per_cpu() ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH;
-    map_globals_[name] = debug_info.define_map(desc.bpf_name, type, sema.config.max_map_keys,
-                                               desc.bpf_key_size(), desc.bpf_value_size());
+    unsigned type = desc.is_array()  ? BPF_MAP_TYPE_PERCPU_ARRAY
+                    : desc.per_cpu() ? BPF_MAP_TYPE_PERCPU_HASH
+                                     : BPF_MAP_TYPE_HASH;
+    uint32_t entries = desc.is_array() ? desc.array_entries() : sema.config.max_map_keys;
+    map_globals_[name] = debug_info.define_map(desc.bpf_name, type, entries, desc.bpf_key_size(),
+                                               desc.bpf_value_size());
     map_index_[name] = manifest_.maps.size();
     manifest_.maps.push_back(std::move(desc));
   }

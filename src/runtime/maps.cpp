@@ -2,9 +2,11 @@
 
 #include <bpf/bpf.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <set>
 
 namespace rbt::runtime {
 
@@ -15,18 +17,19 @@ uint64_t MapEntry::u64(size_t index) const {
   return v;
 }
 
-size_t bucket_count(const Type &value) {
-  if (value.kind == TypeKind::Hist)
-    return kHistBuckets;
-  int64_t n = (value.lhist_max - value.lhist_min + value.lhist_step - 1) / value.lhist_step;
-  return static_cast<size_t>(n) + 2;
-}
+size_t bucket_count(const Type &value) { return histogram_buckets(value); }
 
 namespace {
 
 uint64_t load_u64(const uint8_t *p) {
   uint64_t v;
   memcpy(&v, p, 8);
+  return v;
+}
+
+uint32_t load_u32(const uint8_t *p) {
+  uint32_t v;
+  memcpy(&v, p, 4);
   return v;
 }
 
@@ -101,8 +104,19 @@ Result<std::vector<std::vector<uint8_t>>> all_keys(int fd, size_t key_size, cons
 
 }  // namespace
 
+namespace {
+// Keyless arrays that zero() has set: as with a hash, whose zeroed keys stay, their zero
+// scalar is a value to print ("@c: 0") rather than a slot never written.
+std::set<int> zeroed_arrays;
+}  // namespace
+
 Status clear_map(const bpf_map *map, const MapDesc &desc) {
   int fd = bpf_map__fd(map);
+  if (desc.is_array()) {
+    Status st = zero_map(map, desc);  // an array's zeroed slot is an absent value
+    zeroed_arrays.erase(fd);
+    return st;
+  }
   auto keys = all_keys(fd, desc.bpf_key_size(), desc);
   if (!keys)
     return keys.error();
@@ -113,6 +127,8 @@ Status clear_map(const bpf_map *map, const MapDesc &desc) {
 
 Status zero_map(const bpf_map *map, const MapDesc &desc) {
   int fd = bpf_map__fd(map);
+  if (desc.is_array())
+    zeroed_arrays.insert(fd);
   auto keys = all_keys(fd, desc.bpf_key_size(), desc);
   if (!keys)
     return keys.error();
@@ -153,12 +169,15 @@ Result<MapSnapshot> snapshot_map(const bpf_map *map, const MapDesc &desc) {
     key = next;
     if (bpf_map_lookup_elem(fd, key.data(), value.data()) != 0)
       continue;  // deleted between the two calls
+    if (desc.is_array() && std::all_of(value.begin(), value.end(), [](uint8_t b) { return !b; }) &&
+        (desc.value.is_histogram() || !zeroed_arrays.count(fd)))
+      continue;  // a slot never written (MapDesc::is_array)
     std::vector<uint8_t> user_key;
     if (!desc.key.is_none())
       user_key.assign(key.begin(), key.begin() + desc.key.size);
 
     if (desc.value.is_histogram()) {
-      uint64_t bucket = load_u64(key.data() + desc.bucket_offset());
+      uint64_t bucket = desc.is_array() ? load_u32(key.data()) : load_u64(key.data() + desc.bucket_offset());
       auto [it, inserted] = hist_index.try_emplace(user_key, snap.entries.size());
       if (inserted)
         snap.entries.push_back({user_key, std::vector<uint8_t>(bucket_count(desc.value) * 8)});
