@@ -14,6 +14,7 @@ void LLVMInitializeBPFTargetInfo();
 void LLVMInitializeBPFTarget();
 void LLVMInitializeBPFTargetMC();
 void LLVMInitializeBPFAsmPrinter();
+void LLVMInitializeBPFAsmParser();  // for the inline assembly of log2_bucket
 }
 
 namespace rbt::codegen {
@@ -26,6 +27,7 @@ Result<std::unique_ptr<llvm::TargetMachine>> create_bpf_target_machine() {
     LLVMInitializeBPFTarget();
     LLVMInitializeBPFTargetMC();
     LLVMInitializeBPFAsmPrinter();
+    LLVMInitializeBPFAsmParser();
   });
   std::string triple = "bpfel", error;
   const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);

@@ -2,6 +2,8 @@
 // for keyless ones: MapDesc::is_array), so updates are plain loads and stores; the runtime sums
 // the CPUs' values when it prints.
 
+#include <llvm/IR/InlineAsm.h>
+
 #include "lowering.h"
 
 namespace rbt::codegen {
@@ -115,48 +117,30 @@ llvm::Value *Lowering::hist_key(const MapDesc &map, llvm::Value *key, llvm::Valu
 }
 
 // Bucket 0 is (..., 0), 1 is [0], 2 is [1], and 2 + k is [2^k, 2^(k+1)).
-// A binary search over the bit length, as branches: `if (v >= 2^s) { v >>= s; log += s; }`
-// for s = 32, 16, ..., 1 costs three instructions a step. Left alone, LLVM turns each step into
-// two selects, which BPF (no conditional moves) lowers back into two branches each; an opaque
-// value (not speculatable) keeps the step a branch.
+// A binary search over the bit length, `if (v >= 2^s) { v >>= s; log += s; }` for s = 32, 16,
+// ..., 1, written as BPF assembly: three instructions a step. Left to LLVM, each step becomes
+// two selects, which BPF (no conditional moves) lowers back into two branches each, and a
+// search spelled as IR branches costs the compiler a dozen basic blocks per histogram.
 llvm::Value *Lowering::log2_bucket(llvm::Value *value, bool is_signed) {
-  llvm::BasicBlock *entry = b_.GetInsertBlock();
-  auto *done = new_block("log2_done");
-  auto *search = new_block("log2_search");
-  // value <= 1 (and negative values when signed) is settled before the search.
-  auto *small = b_.CreateICmpULE(value, b_.getInt64(1));
-  llvm::Value *negative = is_signed ? b_.CreateICmpSLT(value, b_.getInt64(0)) : b_.getInt1(false);
-  // Settled early: 0 → bucket 1, 1 → bucket 2, negative → bucket 0.
-  llvm::Value *early = b_.CreateSelect(negative, b_.getInt64(0), b_.CreateAdd(value, b_.getInt64(1)));
-  b_.CreateCondBr(b_.CreateOr(small, negative), done, search);
-  b_.SetInsertPoint(search);
-  llvm::Value *v = value, *log = b_.getInt64(2);
-  for (unsigned shift : {32u, 16u, 8u, 4u, 2u, 1u}) {
-    llvm::BasicBlock *from = b_.GetInsertBlock();
-    auto *take = new_block("log2_shift");
-    auto *next = new_block("log2_next");
-    b_.CreateCondBr(b_.CreateICmpUGE(v, b_.getInt64(1ull << shift)), take, next);
-    b_.SetInsertPoint(take);
-    llvm::Value *v2 = b_.opaque(b_.CreateLShr(v, shift));
-    llvm::Value *log2 = b_.CreateAdd(log, b_.getInt64(shift));
-    b_.CreateBr(next);
-    b_.SetInsertPoint(next);
-    auto *pv = b_.CreatePHI(b_.getInt64Ty(), 2);
-    pv->addIncoming(v, from);
-    pv->addIncoming(v2, take);
-    auto *pl = b_.CreatePHI(b_.getInt64Ty(), 2);
-    pl->addIncoming(log, from);
-    pl->addIncoming(log2, take);
-    v = pv;
-    log = pl;
-  }
-  llvm::BasicBlock *searched = b_.GetInsertBlock();
-  b_.CreateBr(done);
-  b_.SetInsertPoint(done);
-  auto *bucket = b_.CreatePHI(b_.getInt64Ty(), 2);
-  bucket->addIncoming(early, entry);
-  bucket->addIncoming(log, searched);
-  return bucket;
+  std::string search = "$0 = 2\n"
+                       "$2 = 0x100000000 ll\n"
+                       "if $1 < $2 goto +2\n"
+                       "$1 >>= 32\n"
+                       "$0 += 32\n";
+  for (unsigned shift : {16u, 8u, 4u, 2u})
+    search += "if $1 < " + std::to_string(1u << shift) + " goto +2\n$1 >>= " +
+              std::to_string(shift) + "\n$0 += " + std::to_string(shift) + "\n";
+  search += "if $1 < 2 goto +1\n$0 += 1\n";
+  constexpr int kSearchSlots = 20;  // instruction slots above (the ll load takes two)
+  // Settled before the search: negative (when signed) → 0, zero → 1.
+  std::string text = "$0 = 1\nif $1 == 0 goto +" + std::to_string(kSearchSlots) + "\n" + search;
+  if (is_signed)
+    text = "$0 = 0\nif $1 s< 0 goto +" + std::to_string(kSearchSlots + 2) + "\n" + text;
+  llvm::Type *i64 = b_.getInt64Ty();
+  auto *result = llvm::StructType::get(i64, i64, i64);
+  auto *asm_fn = llvm::InlineAsm::get(llvm::FunctionType::get(result, {i64}, false), text,
+                                      "=&r,=r,=&r,1", /*hasSideEffects=*/false);
+  return b_.CreateExtractValue(b_.CreateCall(asm_fn, {value}), 0);
 }
 
 // Bucket 0 is (..., min), 1..n are [min + (i-1)*step, min + i*step), n+1 is [max, ...).
