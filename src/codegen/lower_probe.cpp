@@ -74,8 +74,12 @@ void Lowering::lower_probe(const ast::Probe &probe, const ProbeDesc &desc, unsig
   recorded.program = fn_name;
   resources_.add_probe(std::move(recorded));
 
-  if (filter_pid_ && desc.kind != ProbeKind::Begin && desc.kind != ProbeKind::End) {
-    // -p PID: like bpftrace, events of other processes are dropped before the predicate.
+  // -p PID: like bpftrace, events of other processes are dropped before the predicate, except
+  // in BEGIN, END and interval probes, which belong to no process: an interval fires on one CPU
+  // in whatever task runs there, and filtering it would make it fire only by chance.
+  bool process_event = desc.kind != ProbeKind::Begin && desc.kind != ProbeKind::End &&
+                       desc.kind != ProbeKind::Interval;
+  if (filter_pid_ && process_event) {
     llvm::Value *mine = b_.CreateICmpEQ(b_.current_pid(),
                                         config_field(offsetof(RuntimeConfig, filter_pid)));
     auto *go = new_block("target_process");

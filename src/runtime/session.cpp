@@ -248,6 +248,12 @@ Status Session::check_probes() {
 }
 
 Status Session::attach() {
+  // rstack: -p must name a Ruby now; a -c child is still before exec, so it is watched. Before
+  // the probes attach: a probe meeting a process not in rbt_ruby_procs yet records an empty
+  // stack, so -p's first samples would be empty while the process is inspected.
+  if (ruby_ && options_.pid > 0)
+    if (auto s = ruby_->add_process(options_.pid, !options_.command.empty()); !s)
+      return s;
   AttachTarget target;
   target.pid = options_.pid;
   for (auto &p : manifest_.probes) {
@@ -259,10 +265,6 @@ Status Session::attach() {
     for (auto &l : *links)
       links_.push_back(std::move(l));
   }
-  // rstack: -p must name a Ruby now; a -c child is still before exec, so it is watched.
-  if (ruby_ && options_.pid > 0)
-    if (auto s = ruby_->add_process(options_.pid, !options_.command.empty()); !s)
-      return s;
   if (!child_.exited() && child_.pid() > 0)
     if (auto s = child_.release(); !s)
       return s;

@@ -16,6 +16,8 @@
 #define RBT_RUBY_LABEL_LEN 64
 #define RBT_RUBY_PATH_LEN 128
 #define RBT_RUBY_MAX_LAYOUTS 8
+#define RBT_RUBY_MAX_THREADS 1024 /* threads list lookup: a longer list finds no thread */
+#define RBT_RUBY_THREAD_READ 96   /* bytes of rb_thread_t read per thread of the list */
 
 /* rb_method_type_t VM_METHOD_TYPE_CFUNC and imemo_ment: a C frame's method entry. */
 #define RBT_RUBY_METHOD_TYPE_CFUNC 1
@@ -46,12 +48,19 @@ struct rbt_ruby_layout {
   __u32 rarray_embed, rarray_heap_ptr;
   __u32 cme_def, def_original_id, def_cfunc_func;
   __u32 thread_ec;
+  /* The threads list, for the lookup without a TLS ec (Ruby 2.7; RBT_RUBY_THREAD_LOOKUP=list):
+   * the list head is in rb_vm_t (2.7: vm->living_threads) or, when vm_main_ractor is not 0, in
+   * the main ractor (3.x: vm->ractor.main_ractor->threads.set). Its nodes are thread_node
+   * bytes into rb_thread_t; a node's first word is the next node. A thread's pthread_t (equal
+   * to its thread pointer, fsbase, on x86_64 glibc) is thread_native_id bytes into rb_thread_t,
+   * or into its rb_native_thread when thread_nt (the offset of th->nt) is not 0 (>= 3.2). */
+  __u32 vm_main_ractor, threads_head, thread_node, thread_nt, thread_native_id;
 };
 
 /* The versions rbt knows, as the columns of the design's table. Positional (C++20 wants
  * designated initializers in declaration order), through one macro naming what varies. */
 #define RBT_RUBY_LAYOUT(ver, cfp, info_body, info_size, info_succ, entry, embed, len_in_flags, \
-                        th_ec)                                                                 \
+                        th_ec, main_ractor, th_head, th_nt, native_id)                         \
   {                                                                                            \
     (ver), (cfp), /* ec: vm_stack, vm_stack_size, cfp */ 0, 8, 16,                              \
         /* cfp: pc, iseq, ep */ 0, 16, 32, /* iseq.body */ 16,                                 \
@@ -59,16 +68,21 @@ struct rbt_ruby_layout {
         0, 16, 24, (info_body), (info_size), (info_succ), (entry),                             \
         /* RString: len, heap ptr, embedded bytes */ 16, 24, (embed), (len_in_flags),         \
         /* RArray: embedded elements, heap ptr */ 16, 32,                                      \
-        /* cme.def, def.original_id, def.body.cfunc.func */ 16, 32, 8, (th_ec)                 \
+        /* cme.def, def.original_id, def.body.cfunc.func */ 16, 32, 8, (th_ec),                \
+        (main_ractor), (th_head), /* rb_thread_t's list node */ 0, (th_nt), (native_id)        \
   }
 
+/* Threads list offsets (the last four): from Ruby's vm_core.h, ractor_core.h and
+ * thread_pthread.h of each version for x86_64 glibc (pthread_mutex_t 40 bytes, pthread_cond_t
+ * 48, USE_SIGALTSTACK), cross-checked with rbspy's bindgen structs; 3.1's were checked on
+ * Debian's ruby 3.1.2 (tests/runtime/rstack.test runs the marker tests with the list lookup). */
 static const struct rbt_ruby_layout rbt_ruby_layouts_table[] = {
-    RBT_RUBY_LAYOUT(207, 56, 120, 136, 144, 8, 16, 1, 32),
-    RBT_RUBY_LAYOUT(300, 56, 120, 136, 144, 8, 16, 1, 40),
-    RBT_RUBY_LAYOUT(301, 64, 120, 136, 144, 12, 16, 1, 40),
-    RBT_RUBY_LAYOUT(302, 64, 112, 128, 136, 12, 24, 0, 48),
-    RBT_RUBY_LAYOUT(303, 56, 112, 128, 136, 12, 24, 0, 48),
-    RBT_RUBY_LAYOUT(304, 56, 112, 128, 136, 12, 24, 0, 48),
+    RBT_RUBY_LAYOUT(207, 56, 120, 136, 144, 8, 16, 1, 32, 0, 312, 0, 72),
+    RBT_RUBY_LAYOUT(300, 56, 120, 136, 144, 8, 16, 1, 40, 32, 304, 0, 80),
+    RBT_RUBY_LAYOUT(301, 64, 120, 136, 144, 12, 16, 1, 40, 32, 304, 0, 80),
+    RBT_RUBY_LAYOUT(302, 64, 112, 128, 136, 12, 24, 0, 48, 32, 304, 40, 8),
+    RBT_RUBY_LAYOUT(303, 56, 112, 128, 136, 12, 24, 0, 48, 32, 256, 40, 16),
+    RBT_RUBY_LAYOUT(304, 56, 112, 128, 136, 12, 24, 0, 48, 32, 256, 40, 16),
 };
 #define RBT_RUBY_LAYOUT_COUNT (sizeof(rbt_ruby_layouts_table) / sizeof(rbt_ruby_layouts_table[0]))
 
@@ -76,6 +90,9 @@ static const struct rbt_ruby_layout rbt_ruby_layouts_table[] = {
 enum rbt_ruby_tls_kind {
   RBT_RUBY_TLS_DTV = 1,   /* general dynamic: *(*(tp + 8) + modid * 16) + offset */
   RBT_RUBY_TLS_TPOFF = 2, /* static TLS (TPOFF64, TLSDESC resolved statically, static ruby) */
+  /* No TLS ec (Ruby 2.7): the thread in the VM's threads list whose pthread_t is tp, then its
+   * ec (vm_ptr holds where ruby_current_vm_ptr is). Per thread, not the GVL holder's. */
+  RBT_RUBY_THREAD_LIST = 3,
 };
 
 /* What the runtime learnt about one process (rbt_ruby_procs, keyed by tgid). */
@@ -89,6 +106,7 @@ struct rbt_ruby_proc {
    * the leader's start_boottime / RBT_RUBY_NS_PER_TICK): a probe that meets another start time
    * under this tgid meets a new process that reused the pid. 0: not checked. */
   __u64 start;
+  __u64 vm_ptr; /* RBT_RUBY_THREAD_LIST: address of the ruby_current_vm_ptr variable */
 };
 #define RBT_RUBY_NS_PER_TICK 10000000ULL /* USER_HZ = 100 */
 #define RBT_RUBY_NOT_RUBY 0xffffffffu

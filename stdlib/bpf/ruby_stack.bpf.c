@@ -7,7 +7,9 @@
 //
 // The thread's execution context comes from the TLS variable ruby_current_ec, reached from the
 // thread pointer (fsbase), so a thread running C code without the GVL gets its own stack and a
-// fiber gets the fiber's (§1). Offsets are data (ruby_layouts.h), filled in by the runtime.
+// fiber gets the fiber's (§1). Ruby 2.7 has no such variable: there the walker finds the thread
+// in the VM's threads list by its pthread_t, which is the thread pointer (RBT_RUBY_THREAD_LIST).
+// Offsets are data (ruby_layouts.h), filled in by the runtime.
 
 #include <linux/bpf.h>
 #include <linux/types.h>
@@ -75,6 +77,7 @@ struct scratch {
   __u32 max, has_leaf, leaf, counting;
   __u64 rest;  // control frames left when the walk stopped at the depth limit
   __u64 global_symbols;
+  __u64 th_head, th_node, th_tp, th_ec;  // the threads list lookup (find_thread)
   __u8 cf[CF_BUF];
   __u8 body[BODY_BUF];
   __u64 succ[10];
@@ -306,12 +309,52 @@ static long resolve_one(__u64 index, void *ctx) {
 
 // ---- Entry point ----
 
+// One thread of the threads list per call: the one whose pthread_t is th_tp sets th_ec.
+static long find_thread(__u64 index, void *ctx) {
+  struct scratch *s = ((struct loop_ctx *)ctx)->s;
+  __u64 node = s->th_node;
+  if (!node || node == s->th_head)
+    return 1;  // back at the head: not a Ruby thread
+  __u64 th = node - s->l.thread_node;
+  // node.next, ec and the pthread_t (or th->nt) in one read: the unit tests keep them in it.
+  if (bpf_probe_read_user(s->cf, RBT_RUBY_THREAD_READ, (const void *)th))
+    return 1;
+  __u64 id = s->l.thread_nt ? read_u64(buf_u64(s->cf, s->l.thread_nt) + s->l.thread_native_id)
+                            : buf_u64(s->cf, s->l.thread_native_id);
+  if (id == s->th_tp) {
+    s->th_ec = buf_u64(s->cf, s->l.thread_ec);
+    return 1;
+  }
+  s->th_node = buf_u64(s->cf, s->l.thread_node);
+  return 0;
+}
+
+// Ruby without a TLS ec: the current thread's ec from the VM's threads list.
+static __always_inline __u64 listed_thread_ec(struct scratch *s, const struct rbt_ruby_proc *p,
+                                              __u64 tp) {
+  __u64 vm = read_u64(p->vm_ptr);
+  if (!vm)
+    return 0;  // the VM is not up yet
+  __u64 owner = s->l.vm_main_ractor ? read_u64(vm + s->l.vm_main_ractor) : vm;
+  if (!owner)
+    return 0;
+  s->th_head = owner + s->l.threads_head;
+  s->th_node = read_u64(s->th_head);
+  s->th_tp = tp;
+  s->th_ec = 0;
+  struct loop_ctx lc = {s};
+  bpf_loop(RBT_RUBY_MAX_THREADS, find_thread, &lc, 0);
+  return s->th_ec;
+}
+
 // The thread's rb_execution_context_t, or 0 when the thread has not run Ruby.
-static __always_inline __u64 current_ec(const struct rbt_ruby_proc *p) {
+static __always_inline __u64 current_ec(struct scratch *s, const struct rbt_ruby_proc *p) {
   struct task_struct *task = bpf_get_current_task_btf();
   __u64 tp = task->thread.fsbase;
   if (!tp)
     return 0;
+  if (p->tls_kind == RBT_RUBY_THREAD_LIST)
+    return listed_thread_ec(s, p, tp);
   if (p->tls_kind == RBT_RUBY_TLS_TPOFF)
     return read_u64(tp + p->tls_offset);
   __u64 dtv = read_u64(tp + 8);
@@ -348,10 +391,10 @@ static __always_inline struct scratch *walk_current(__u64 max_depth) {
   struct rbt_ruby_layout *l = bpf_map_lookup_elem(&rbt_ruby_layouts, &layout);
   if (!s || !l)
     return 0;
-  __u64 ec = current_ec(p);
+  __builtin_memcpy(&s->l, l, sizeof(*l));
+  __u64 ec = current_ec(s, p);
   if (!ec)
     return 0;
-  __builtin_memcpy(&s->l, l, sizeof(*l));
   __u64 head[3] = {};  // vm_stack, vm_stack_size, cfp
   if (bpf_probe_read_user(head, sizeof(head), (const void *)(ec + s->l.ec_vm_stack)))
     return 0;

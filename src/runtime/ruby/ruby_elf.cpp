@@ -128,11 +128,12 @@ Result<RubyElfFacts> read_ruby_elf_facts(const ElfFile &elf) {
       facts.is_executable = true;  // a PIE main program, not a library
   }
 
+  if (const ElfSymbol *vm = elf.find("ruby_current_vm_ptr"))
+    facts.vm_ptr_value = vm->value;
   TlsSymbol ec = find_tls_symbol(e, "ruby_current_ec");
   if (!ec.found)
-    return make_error("reading " + elf.path(),
-                      "Ruby " + facts.version + " has no thread-local ruby_current_ec",
-                      "rstack needs Ruby 3.0 or later (2.7 without the TLS anchor is not supported)");
+    return facts;  // Ruby 2.7: the threads list stands in for the TLS ec
+  facts.has_tls_ec = true;
   facts.ec_value = ec.value;
   if (ec.dynsym_index && find_tls_relocation(e, ec.dynsym_index, facts))
     return facts;

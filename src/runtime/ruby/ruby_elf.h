@@ -22,6 +22,10 @@ enum class TlsAccess : uint8_t {
 
 struct RubyElfFacts {
   std::string version;       // bytes of the ruby_version symbol: "3.1.2"
+  // Whether the thread-local ruby_current_ec exists (Ruby >= 3.0) and the fields below say how
+  // to reach it. Without it (2.7) rstack finds threads through ruby_current_vm_ptr.
+  bool has_tls_ec = false;
+  uint64_t vm_ptr_value = 0; // st_value of ruby_current_vm_ptr, 0 when absent
   uint64_t ec_value = 0;     // st_value of ruby_current_ec (offset in the TLS block)
   TlsAccess access = TlsAccess::DtvModule;
   uint64_t got_vaddr = 0;    // where the relocation is applied (before load bias)
@@ -29,7 +33,8 @@ struct RubyElfFacts {
   bool is_executable = false;             // ET_EXEC or a PIE that is the main program
 };
 
-// Reads the facts from `elf`. Errors say what is missing (no ruby_version, no TLS ec).
+// Reads the facts from `elf`. Errors say what is missing (no ruby_version; a TLS ec reached
+// through no relocation rstack understands).
 Result<RubyElfFacts> read_ruby_elf_facts(const ElfFile &elf);
 
 // "3.1.2" → 301, or nullopt when the text is not a version.

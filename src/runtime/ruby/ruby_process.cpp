@@ -65,9 +65,8 @@ uint64_t load_bias(const ElfFile &elf, const Mapping &m) {
 std::string known_layouts() {
   std::string out;
   for (size_t i = 0; i < RBT_RUBY_LAYOUT_COUNT; i++)
-    if (rbt_ruby_layouts_table[i].version >= 300)
-      out += (out.empty() ? "" : ", ") + std::to_string(rbt_ruby_layouts_table[i].version / 100) +
-             "." + std::to_string(rbt_ruby_layouts_table[i].version % 100);
+    out += (out.empty() ? "" : ", ") + std::to_string(rbt_ruby_layouts_table[i].version / 100) +
+           "." + std::to_string(rbt_ruby_layouts_table[i].version % 100);
   return out;
 }
 
@@ -142,6 +141,7 @@ LayoutCheckResult check_layout(pid_t pid, const ElfFile &elf, uint64_t load_bias
       continue;
     ec = e, stack = s, size = n, cfp = c;
   }
+  out.main_ec = ec;
   if (!ec) {
     out.outcome = LayoutCheck::Mismatch;
     out.why = "no thread of its VM has an execution context where this layout puts it "
@@ -187,12 +187,64 @@ LayoutCheckResult check_layout(pid_t pid, const ElfFile &elf, uint64_t load_bias
   return out;
 }
 
+LayoutCheckResult check_thread_list(pid_t pid, uint64_t vm_ptr, const rbt_ruby_layout &l,
+                                    uint64_t main_ec) {
+  LayoutCheckResult out;
+  Mem m{pid};
+  uint64_t vm = m.u64(vm_ptr);
+  uint64_t owner = vm && l.vm_main_ractor ? m.u64(vm + l.vm_main_ractor) : vm;
+  if (!owner)
+    return out;  // the VM (or its main ractor) is not up yet
+  uint64_t head = owner + l.threads_head;
+  uint64_t node = m.u64(head);
+  if (!node)
+    return out;
+  auto mismatch = [&](std::string why) {
+    out.outcome = LayoutCheck::Mismatch;
+    out.why = "its threads list (at " + std::to_string(l.threads_head) + " in the " +
+              (l.vm_main_ractor ? "main ractor" : "VM") + "): " + why;
+    return out;
+  };
+  bool main_seen = false;
+  int threads = 0;
+  for (; node != head; node = m.u64(node + 0)) {
+    if (!node || ++threads > RBT_RUBY_MAX_THREADS)
+      return mismatch(node ? "longer than " + std::to_string(RBT_RUBY_MAX_THREADS) + " threads"
+                           : "a node links to nothing");
+    uint64_t th = node - l.thread_node;
+    uint64_t id = l.thread_nt ? m.u64(m.u64(th + l.thread_nt) + l.thread_native_id)
+                              : m.u64(th + l.thread_native_id);
+    uint64_t ec = m.u64(th + l.thread_ec);
+    if (!ec)
+      return mismatch("thread " + std::to_string(threads) + " has no execution context");
+    if (!id || (id & 7))
+      return mismatch("thread " + std::to_string(threads) + " has no pthread_t");
+    main_seen = main_seen || ec == main_ec;
+  }
+  if (threads == 0 || (main_ec && !main_seen))
+    return mismatch("the main thread is not in it");
+  out.outcome = LayoutCheck::Matches;
+  return out;
+}
+
+Result<ThreadLookup> thread_lookup_override() {
+  const char *env = getenv("RBT_RUBY_THREAD_LOOKUP");
+  if (!env || !*env)
+    return ThreadLookup::Auto;
+  if (strcmp(env, "list") == 0)
+    return ThreadLookup::List;
+  if (strcmp(env, "tls") == 0)
+    return ThreadLookup::Tls;
+  return make_error("RBT_RUBY_THREAD_LOOKUP=" + std::string(env), "is neither 'list' nor 'tls'",
+                    "unset it: rstack uses the thread-local ec where the Ruby has one");
+}
+
 Result<uint32_t> layout_override() {
   const char *env = getenv("RBT_RUBY_LAYOUT");
   if (!env || !*env)
     return 0u;
   auto code = ruby_version_code(env);
-  if (!code || layout_index(*code) < 0 || *code < 300)
+  if (!code || layout_index(*code) < 0)
     return make_error("RBT_RUBY_LAYOUT=" + std::string(env),
                       "names no Ruby layout rbt has (known: " + known_layouts() + ")",
                       "unset it, or give one of those versions");
@@ -235,6 +287,52 @@ int layout_index(uint32_t version_code) {
       return static_cast<int>(i);
   return -1;
 }
+
+namespace {
+
+// Where the thread-local ruby_current_ec is for BPF (proc.tls_*). NotYet: the dynamic loader
+// has not relocated it yet.
+InspectOutcome tls_anchor(pid_t pid, const RubyElfFacts &facts, uint64_t load_bias,
+                          rbt_ruby_proc &proc, const std::string &what, Error &error) {
+  uint64_t got = load_bias + facts.got_vaddr;
+  switch (facts.access) {
+  case TlsAccess::DtvModule: {
+    uint64_t modid = 0;
+    if (!read_process_memory(pid, got, &modid, sizeof(modid))) {
+      error = make_error(what, "cannot read its GOT at 0x" + std::to_string(got) + ": " +
+                                   strerror(errno));
+      return InspectOutcome::NotRuby;
+    }
+    if (modid == 0)  // not relocated yet
+      return InspectOutcome::NotYet;
+    proc.tls_kind = RBT_RUBY_TLS_DTV;
+    proc.tls_modid = modid;
+    proc.tls_offset = static_cast<int64_t>(facts.ec_value);
+    break;
+  }
+  case TlsAccess::GotTpOffset:
+  case TlsAccess::GotTlsDesc: {
+    uint64_t words[2] = {};
+    if (!read_process_memory(pid, got, words, sizeof(words)) ||
+        (words[0] == 0 && words[1] == 0))
+      return InspectOutcome::NotYet;
+    proc.tls_kind = RBT_RUBY_TLS_TPOFF;
+    proc.tls_offset = static_cast<int64_t>(
+        facts.access == TlsAccess::GotTpOffset ? words[0] : words[1]);
+    break;
+  }
+  case TlsAccess::LocalExec: {
+    uint64_t align = facts.tls_align;
+    uint64_t block = (facts.tls_memsz + align - 1) / align * align;
+    proc.tls_kind = RBT_RUBY_TLS_TPOFF;
+    proc.tls_offset = static_cast<int64_t>(facts.ec_value) - static_cast<int64_t>(block);
+    break;
+  }
+  }
+  return InspectOutcome::Ruby;
+}
+
+}  // namespace
 
 Inspection inspect_process(pid_t pid) {
   Inspection out;
@@ -285,53 +383,44 @@ Inspection inspect_process(pid_t pid) {
                                "(checked against the process when it is inspected)");
     return out;
   }
-  if (*code < 300) {
-    out.error = make_error(what, "found Ruby " + p.version + " in " + p.binary +
-                                     ": Ruby 2.7 has no thread-local ruby_current_ec");
+  p.proc.layout = static_cast<uint32_t>(layout);
+  const rbt_ruby_layout &l = rbt_ruby_layouts_table[layout];
+  auto lookup = thread_lookup_override();
+  if (!lookup) {
+    out.error = lookup.error();
+    out.error.context(what);
     return out;
   }
-  p.proc.layout = static_cast<uint32_t>(layout);
-  uint64_t got = p.load_bias + facts->got_vaddr;
-  switch (facts->access) {
-  case TlsAccess::DtvModule: {
-    uint64_t modid = 0;
-    if (!read_process_memory(pid, got, &modid, sizeof(modid))) {
-      out.error = make_error(what, "cannot read its GOT at 0x" + std::to_string(got) + ": " +
-                                       strerror(errno));
-      return out;
-    }
-    if (modid == 0) {  // not relocated yet
-      out.outcome = InspectOutcome::NotYet;
-      return out;
-    }
-    p.proc.tls_kind = RBT_RUBY_TLS_DTV;
-    p.proc.tls_modid = modid;
-    p.proc.tls_offset = static_cast<int64_t>(facts->ec_value);
-    break;
+  if (*lookup == ThreadLookup::Tls && !facts->has_tls_ec) {
+    out.error = make_error(what,
+                           "Ruby " + p.version + " in " + p.binary +
+                               " has no thread-local ruby_current_ec (RBT_RUBY_THREAD_LOOKUP=tls)",
+                           "unset RBT_RUBY_THREAD_LOOKUP: its threads list is used instead");
+    return out;
   }
-  case TlsAccess::GotTpOffset:
-  case TlsAccess::GotTlsDesc: {
-    uint64_t words[2] = {};
-    if (!read_process_memory(pid, got, words, sizeof(words)) ||
-        (words[0] == 0 && words[1] == 0)) {
-      out.outcome = InspectOutcome::NotYet;
-      return out;
-    }
-    p.proc.tls_kind = RBT_RUBY_TLS_TPOFF;
-    p.proc.tls_offset = static_cast<int64_t>(
-        facts->access == TlsAccess::GotTpOffset ? words[0] : words[1]);
-    break;
+  bool by_list = *lookup == ThreadLookup::List || !facts->has_tls_ec;
+  if (by_list && (!facts->vm_ptr_value || !l.threads_head)) {
+    out.error = make_error(what, "found Ruby " + p.version + " in " + p.binary +
+                                     (facts->has_tls_ec ? "" : ", which has no thread-local "
+                                                               "ruby_current_ec") +
+                                     ", and no ruby_current_vm_ptr symbol to find its threads "
+                                     "by");
+    return out;
   }
-  case TlsAccess::LocalExec: {
-    uint64_t align = facts->tls_align;
-    uint64_t block = (facts->tls_memsz + align - 1) / align * align;
-    p.proc.tls_kind = RBT_RUBY_TLS_TPOFF;
-    p.proc.tls_offset = static_cast<int64_t>(facts->ec_value) - static_cast<int64_t>(block);
-    break;
-  }
+  if (by_list) {
+    p.proc.tls_kind = RBT_RUBY_THREAD_LIST;
+    p.proc.vm_ptr = p.load_bias + facts->vm_ptr_value;
+  } else if (InspectOutcome o = tls_anchor(pid, *facts, p.load_bias, p.proc, what, out.error);
+             o != InspectOutcome::Ruby) {
+    out.outcome = o;
+    return out;
   }
   // Design §1/§3: walk the main thread once with the layout before trusting it.
-  LayoutCheckResult check = check_layout(pid, *elf, p.load_bias, rbt_ruby_layouts_table[layout]);
+  LayoutCheckResult check = check_layout(pid, *elf, p.load_bias, l);
+  if (by_list && check.outcome != LayoutCheck::Mismatch)
+    if (auto list = check_thread_list(pid, p.proc.vm_ptr, l, check.main_ec);
+        list.outcome == LayoutCheck::Mismatch)
+      check = list;
   if (check.outcome == LayoutCheck::Mismatch) {
     std::string which = *forced ? "the layout for Ruby " + version_text(*code) +
                                       " (RBT_RUBY_LAYOUT)"

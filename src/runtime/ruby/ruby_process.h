@@ -42,6 +42,7 @@ struct LayoutCheckResult {
   LayoutCheck outcome = LayoutCheck::NotYet;
   std::string why;  // Mismatch: what did not decode
   int ruby_frames = 0;
+  uint64_t main_ec = 0;  // the execution context the check walked
 };
 
 // Walks the main thread's control frames through /proc/PID/mem with layout `l` and checks that
@@ -50,9 +51,21 @@ struct LayoutCheckResult {
 LayoutCheckResult check_layout(pid_t pid, const ElfFile &elf, uint64_t load_bias,
                                const rbt_ruby_layout &l);
 
+// For the lookup without a TLS ec: walks the VM's threads list as the BPF walker does (`vm_ptr`
+// is where ruby_current_vm_ptr is) and checks that it comes back to its head, that each thread
+// has a pthread_t, and that `main_ec` (check_layout's, 0 if none) is one of theirs.
+LayoutCheckResult check_thread_list(pid_t pid, uint64_t vm_ptr, const rbt_ruby_layout &l,
+                                    uint64_t main_ec);
+
 // RBT_RUBY_LAYOUT (e.g. "3.1"): the layout to use whatever version the process reports. 0 when
 // unset; an error when it names no layout rbt has.
 Result<uint32_t> layout_override();
+
+// How BPF finds a thread's execution context: the TLS ec where the Ruby has one, else the
+// threads list. Hidden RBT_RUBY_THREAD_LOOKUP=list|tls forces one (list is how the lookup
+// Ruby 2.7 needs is tested on a newer Ruby).
+enum class ThreadLookup : uint8_t { Auto, Tls, List };
+Result<ThreadLookup> thread_lookup_override();
 
 // Inspects `pid`. NotYet: the interpreter is mapped but its TLS module id is not assigned yet
 // (the dynamic loader is still running), worth asking again shortly.

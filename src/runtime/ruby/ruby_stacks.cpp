@@ -52,13 +52,20 @@ void RubyStacks::record(pid_t pid, const Inspection &in) {
     processes_[k] = in.process;
     if (!in.process.proc.global_symbols)
       unnamed_[k] = kWatchPolls;
+    const rbt_ruby_proc &proc = in.process.proc;
+    char how[96];
+    if (proc.tls_kind == RBT_RUBY_THREAD_LIST)
+      snprintf(how, sizeof(how), "threads list (ruby_current_vm_ptr at 0x%llx)",
+               static_cast<unsigned long long>(proc.vm_ptr));
+    else
+      snprintf(how, sizeof(how), "TLS %s modid %llu offset %lld",
+               proc.tls_kind == RBT_RUBY_TLS_DTV ? "dtv" : "tpoff",
+               static_cast<unsigned long long>(proc.tls_modid),
+               static_cast<long long>(proc.tls_offset));
     if (verbose_)
-      fprintf(stderr, "rbt: rstack: pid %d runs Ruby %s (%s), TLS %s modid %llu offset %lld%s\n",
-              pid, in.process.version.c_str(), in.process.binary.c_str(),
-              in.process.proc.tls_kind == RBT_RUBY_TLS_DTV ? "dtv" : "tpoff",
-              static_cast<unsigned long long>(in.process.proc.tls_modid),
-              static_cast<long long>(in.process.proc.tls_offset),
-              in.process.proc.global_symbols ? ", symbol table found" : "");
+      fprintf(stderr, "rbt: rstack: pid %d runs Ruby %s (%s), %s%s\n", pid,
+              in.process.version.c_str(), in.process.binary.c_str(), how,
+              proc.global_symbols ? ", symbol table found" : "");
   } else if (in.outcome == InspectOutcome::NotRuby || in.layout_mismatch) {
     // A layout that still fails its check once the process had time to start: say so once,
     // then leave the process alone (its stacks would be garbage).
@@ -96,7 +103,7 @@ Status RubyStacks::add_process(pid_t pid, bool may_be_early) {
   }
   Error e = in.error;
   if (e.hint.empty())
-    e.hint = "rstack needs a process running Ruby 3.0 to 3.4 (give -p the pid of a ruby)";
+    e.hint = "rstack needs a process running Ruby 2.7 to 3.4 (give -p the pid of a ruby)";
   return e;
 }
 

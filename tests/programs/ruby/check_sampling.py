@@ -2,10 +2,12 @@
 """Samples sampling.rb system-wide with `profile:hz:499 { @[comm, rstack] = count(); }` and checks that
 each thread's stacks show only its own method (spin_ruby for rb_spin, squeeze_zlib for rb_zlib).
 
-usage: check_sampling.py RBT WORKLOAD.rb"""
+usage: check_sampling.py RBT WORKLOAD.rb [--thread-lookup=list]"""
 import re
 import subprocess
 import sys
+
+import thread_lookup
 
 PROG = ('profile:hz:499 /comm == "rb_spin" || comm == "rb_zlib"/ '
         '{ @[comm, rstack] = count(); }')
@@ -13,16 +15,22 @@ OWN = {"rb_spin": "spin_ruby", "rb_zlib": "squeeze_zlib"}
 
 
 def main():
-    rbt, workload = sys.argv[1], sys.argv[2]
+    (rbt, workload), lookup = thread_lookup.parse(sys.argv)
     # System-wide, as a profiler is used: rbt discovers the Ruby process by itself.
     ruby = subprocess.Popen(["ruby", workload, "3"])
     try:
-        run = subprocess.run([rbt, "-e", PROG + " interval:ms:2000 { exit(); }"],
-                             capture_output=True, text=True, timeout=60)
+        run = subprocess.run([rbt, *thread_lookup.rbt_flags(lookup),
+                              "-e", PROG + " interval:ms:2000 { exit(); }"],
+                             capture_output=True, text=True, timeout=60,
+                             env=thread_lookup.rbt_env(lookup))
     finally:
         ruby.wait()
     if run.returncode != 0:
         print(run.stderr)
+        return 1
+    why = thread_lookup.check(lookup, run.stderr)
+    if why:
+        print(why)
         return 1
     # Keys print as "@[comm, " newline, frames, "]: N".
     entries = re.findall(r"@\[(rb_spin|rb_zlib), \n(.*?)\]: (\d+)", run.stdout, re.S)

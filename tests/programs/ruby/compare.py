@@ -2,7 +2,7 @@
 """Runs a marker workload (marks.rb) under rbt and compares every rstack with Ruby's own
 caller_locations, frame by frame, per thread (design: ruby-stack.md §6).
 
-usage: compare.py RBT WORKLOAD.rb
+usage: compare.py RBT WORKLOAD.rb [--thread-lookup=list]
 Prints "rstack: N marks match" and exits 0, or prints each mismatch and exits 1."""
 import json
 import os
@@ -10,6 +10,8 @@ import re
 import subprocess
 import sys
 import tempfile
+
+import thread_lookup
 
 PROG = 'uprobe:libruby:rb_gcd { printf("MARK %d\\n%s\\nEND\\n", tid, rstack); }'
 FRAME = re.compile(r"^(?P<label>.*) \((?P<path>.*):(?P<line>\d+)\)$")
@@ -57,13 +59,19 @@ def compare(expected, got):
 
 
 def main():
-    rbt, workload = sys.argv[1], sys.argv[2]
+    (rbt, workload), lookup = thread_lookup.parse(sys.argv)
     with tempfile.TemporaryDirectory() as tmp:
         out_json = os.path.join(tmp, "marks.json")
-        run = subprocess.run([rbt, "-e", PROG, "-c", f"ruby {workload} {out_json}"],
-                             capture_output=True, text=True, timeout=120)
+        run = subprocess.run([rbt, *thread_lookup.rbt_flags(lookup), "-e", PROG,
+                              "-c", f"ruby {workload} {out_json}"],
+                             capture_output=True, text=True, timeout=120,
+                             env=thread_lookup.rbt_env(lookup))
         if run.returncode != 0:
             print(run.stderr)
+            return 1
+        why = thread_lookup.check(lookup, run.stderr)
+        if why:
+            print(why)
             return 1
         ruby = json.load(open(out_json))
     got = rbt_marks(run.stdout)

@@ -19,8 +19,7 @@ import sys
 import tempfile
 import time
 
-# Stopped with SIGINT: with -p an interval probe is filtered by pid too, so `interval { exit() }`
-# would fire only when the target happens to be on the interval's CPU.
+# Stopped with SIGINT once it has run for a moment (an error exits at once).
 PROG = "profile:hz:199 { @[rstack] = count(); }"
 RUBY = "def spin_here = (x = 0; while true; x += 1; end); spin_here"
 
