@@ -108,6 +108,8 @@ struct Manifest {
   std::string seen_pids_name = "seen_pids";
   // A one-entry array of RuntimeConfig the runtime fills before BEGIN (when present).
   std::string config_name = "rbt_config";
+  // The per-CPU scratch map of values too large for the BPF stack (when a probe needs one).
+  std::string scratch_name = "scratch";
   bool print_maps_on_exit = true;  // config = { print_maps_on_exit = false }  // pids whose memory map user space has captured
   std::string ringbuf_name = "events";
 };

@@ -36,8 +36,15 @@ public:
   // so that loops do not grow the stack. Zeroing keeps padding bytes defined for the verifier.
   llvm::AllocaInst *stack_slot(uint64_t size, const llvm::Twine &name = "");
   llvm::AllocaInst *stack_slot(llvm::Type *type, const llvm::Twine &name = "");
+  // Bytes of stack slots handed out since the last reset (one function's worth), so lowering
+  // can move values to scratch memory before the 512-byte BPF stack runs out.
+  uint64_t stack_bytes() const { return stack_bytes_; }
+  void reset_stack_bytes() { stack_bytes_ = 0; }
 
   void store_bytes(llvm::Value *dst, std::string_view bytes);  // constant bytes, as immediates
+  // Zeroes or copies `size` bytes of BPF memory (stack, map values). Small sizes become
+  // loads and stores; large ones one helper call, as the back end would otherwise emit a
+  // memset/memcpy call BPF cannot make.
   void zero_bytes(llvm::Value *dst, uint64_t size);
   void copy_bytes(llvm::Value *dst, llvm::Value *src, uint64_t size);
   llvm::Value *byte_ptr(llvm::Value *base, uint64_t offset);
@@ -48,6 +55,7 @@ public:
 
 private:
   llvm::Module &module_;
+  uint64_t stack_bytes_ = 0;
 };
 
 }  // namespace rbt::codegen

@@ -48,6 +48,25 @@ llvm::GlobalVariable *Resources::config() {
   return config_;
 }
 
+llvm::GlobalVariable *Resources::scratch(llvm::Module &module) {
+  if (!scratch_)
+    scratch_ = new llvm::GlobalVariable(module, llvm::Type::getInt8Ty(module.getContext()), false,
+                                        llvm::GlobalValue::ExternalLinkage, nullptr,
+                                        "rbt_scratch_placeholder");
+  return scratch_;
+}
+
+void Resources::finish_scratch() {
+  if (!scratch_)
+    return;
+  llvm::GlobalVariable *map =
+      debug_info_.define_map(manifest_.scratch_name, BPF_MAP_TYPE_PERCPU_ARRAY, scratch_pages_, 4,
+                             (scratch_bytes_ + 7) / 8 * 8);
+  scratch_->replaceAllUsesWith(map);
+  scratch_->eraseFromParent();
+  scratch_ = map;
+}
+
 const MapDesc &Resources::map_desc(const std::string &name) const {
   return manifest_.maps.at(map_index_.at(name));
 }

@@ -182,8 +182,9 @@ Type TypeChecker::check_str(const Call &call) {
   if (call.args.size() == 2) {
     check_expr(*call.args[1]);
     auto n = const_int(*call.args[1]);
-    if (!n || *n <= 0 || *n > 1024) {
-      diags_.error(call.args[1]->range, "str()'s length must be an integer literal from 1 to 1024");
+    if (!n || *n <= 0 || *n > kMaxStrlen) {
+      diags_.error(call.args[1]->range, "str()'s length must be an integer literal from 1 to " +
+                                            std::to_string(kMaxStrlen));
       return Type::none();
     }
     size = static_cast<uint32_t>(*n) + 1;  // n characters and the terminator

@@ -35,9 +35,11 @@ void TypeChecker::check_config(const Program &program) {
     auto *word = dyn_cast<Builtin>(item.value);
     auto *lit = dyn_cast<IntLit>(item.value);
     if (item.key == "max_strlen") {
-      // Strings live on the 512-byte BPF stack until per-CPU scratch buffers exist.
-      if (!number || *number < 1 || *number > 200)
-        diags_.error(item.range, "max_strlen must be an integer from 1 to 200");
+      // Long strings live in per-CPU scratch pages of 32 KiB (codegen), with room left for
+      // events and keys that hold more than one.
+      if (!number || *number < 1 || *number > kMaxStrlen)
+        diags_.error(item.range,
+                     "max_strlen must be an integer from 1 to " + std::to_string(kMaxStrlen));
       else
         c.max_strlen = static_cast<uint32_t>(*number);
     } else if (item.key == "max_map_keys") {
