@@ -46,6 +46,12 @@ llvm::Value *IRBuilderBPF::probe_read(llvm::Value *dst, uint64_t size, llvm::Val
                      {dst, getInt64(size), addr});
 }
 
+llvm::Value *IRBuilderBPF::probe_read(llvm::Value *dst, llvm::Value *size, llvm::Value *addr,
+                                      bool user) {
+  return call_helper(user ? BPF_FUNC_probe_read_user : BPF_FUNC_probe_read_kernel, getInt64Ty(),
+                     {dst, size, addr});
+}
+
 llvm::Value *IRBuilderBPF::probe_read_str(llvm::Value *dst, uint64_t size, llvm::Value *addr,
                                           bool user) {
   return call_helper(user ? BPF_FUNC_probe_read_user_str : BPF_FUNC_probe_read_kernel_str,

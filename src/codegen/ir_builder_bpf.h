@@ -30,6 +30,8 @@ public:
   // space: user memory for uprobes and syscall arguments, kernel memory otherwise.
   llvm::Value *probe_read(llvm::Value *dst, uint64_t size, llvm::Value *addr, bool user);
   llvm::Value *probe_read_str(llvm::Value *dst, uint64_t size, llvm::Value *addr, bool user);
+  // A read of a run-time size; the verifier must be able to bound `size` by dst's room.
+  llvm::Value *probe_read(llvm::Value *dst, llvm::Value *size, llvm::Value *addr, bool user);
   llvm::Value *ringbuf_output(llvm::Value *ringbuf, llvm::Value *data, uint64_t size);
 
   // A zero-initialized stack slot of `size` bytes (or of `type`), allocated in the entry block

@@ -71,6 +71,15 @@ const MapDesc &Resources::map_desc(const std::string &name) const {
   return manifest_.maps.at(map_index_.at(name));
 }
 
+uint64_t Resources::strftime_format(const std::string &format) {
+  auto &formats = manifest_.strftime_formats;
+  for (size_t i = 0; i < formats.size(); i++)
+    if (formats[i] == format)
+      return i;
+  formats.push_back(format);
+  return formats.size() - 1;
+}
+
 uint64_t Resources::add_action(ActionDesc action) {
   manifest_.actions.push_back(std::move(action));
   return static_cast<uint64_t>(EventId::FirstAction) + manifest_.actions.size() - 1;

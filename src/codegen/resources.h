@@ -45,6 +45,8 @@ public:
 
   // Registers an action (printf, print, clear, ...); returns the event id that triggers it.
   uint64_t add_action(ActionDesc action);
+  // The index of a strftime() format in the manifest, added on first use.
+  uint64_t strftime_format(const std::string &format);
   int map_index(const std::string &name) const { return static_cast<int>(map_index_.at(name)); }
   // Records one program serving one probe.
   void add_probe(ProbeDesc probe) { manifest_.probes.push_back(std::move(probe)); }

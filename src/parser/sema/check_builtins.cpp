@@ -126,11 +126,9 @@ Type TypeChecker::check_printf(const Call &call) {
     const Type &t = info_.type_of(&e);
     if (t.is_none())
       continue;
-    bool ok = piece.conversion == 's' ? (t.is_string() || t.is_int() || t.is_tuple() || t.is_stack()) : t.is_int();
-    if (!ok)
-      diags_.error(e.range, std::string("printf: %") + piece.conversion + " expects " +
-                                (piece.conversion == 's' ? "a string" : "an integer") + ", not " +
-                                t.name());
+    if (!format_accepts(piece.conversion, t))
+      diags_.error(e.range, "printf: " + conversion_name(piece) + " expects " +
+                                conversion_wants(piece.conversion) + ", not " + t.name());
   }
   return Type::void_type();
 }
