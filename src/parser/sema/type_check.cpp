@@ -487,6 +487,16 @@ Type field_type(const FieldLayout &f, bool remote, bool user_space) {
     return Type::none();
   case FieldLayout::Kind::CharArray:
     return Type::string(f.count);
+  case FieldLayout::Kind::Array: {
+    // Arrays of integers (`__u8 saddr[4]`); arrays of structs or pointers are not readable yet.
+    uint32_t elem = f.count ? f.size / f.count : 0;
+    bool integers = f.type_name.find("struct") == std::string::npos &&
+                    f.type_name.find("union") == std::string::npos &&
+                    f.type_name.find('*') == std::string::npos;
+    if (!integers || f.count * elem != f.size || (elem != 1 && elem != 2 && elem != 4 && elem != 8))
+      return Type::none();
+    return Type::array(Type::integer(elem * 8, f.is_signed), f.count);
+  }
   case FieldLayout::Kind::DataLoc:
     return remote ? Type::none() : Type::string(kDataLocStrlen);
   case FieldLayout::Kind::Record:
