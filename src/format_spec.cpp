@@ -43,12 +43,15 @@ ParsedFormat parse_format(const std::string &f) {
       return out;
     }
     char c = f[j];
-    if (!strchr("diuxXocsp", c)) {
+    if (!strchr("diuxXocspr", c)) {
       out.error = std::string("unknown conversion '%") + c + "'";
       return out;
     }
     cur.spec = spec + c;
     cur.conversion = c;
+    // bpftrace's buffer conversions put their modifier after the letter: %rx, %rh.
+    if (c == 'r' && j + 1 < f.size() && (f[j + 1] == 'x' || f[j + 1] == 'h'))
+      cur.buffer_mode = f[++j];
     out.pieces.push_back(std::move(cur));
     cur = FormatPiece{};
     i = j;
@@ -56,6 +59,34 @@ ParsedFormat parse_format(const std::string &f) {
   if (!cur.literal.empty())
     out.pieces.push_back(std::move(cur));
   return out;
+}
+
+bool format_accepts(char conversion, const Type &t) {
+  switch (conversion) {
+  case 'r':
+    return t.is_buffer();
+  case 's':
+    return t.is_scalar() || t.is_string() || t.is_tuple() || t.is_stack() || t.is_buffer() ||
+           t.is_array() || t.kind == TypeKind::Symbol || t.kind == TypeKind::Timestamp ||
+           t.kind == TypeKind::Inet;
+  default:
+    return t.is_scalar();
+  }
+}
+
+std::string conversion_name(const FormatPiece &piece) {
+  std::string s = {'%', piece.conversion};
+  if (piece.buffer_mode)
+    s += piece.buffer_mode;
+  return s;
+}
+
+const char *conversion_wants(char conversion) {
+  switch (conversion) {
+  case 'r': return "a buffer (buf())";
+  case 's': return "a printable value";
+  default: return "an integer";
+  }
 }
 
 }  // namespace rbt

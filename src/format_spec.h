@@ -5,12 +5,15 @@
 #include <string>
 #include <vector>
 
+#include "types.h"
+
 namespace rbt {
 
 struct FormatPiece {
   std::string literal;     // text printed before the conversion ("%%" already folded)
   std::string spec;        // the C conversion with flags/width/precision, no length modifier
-  char conversion = 0;     // 'd' 'i' 'u' 'x' 'X' 'o' 'c' 's' 'p', or 0 for trailing text only
+  char conversion = 0;     // 'd' 'i' 'u' 'x' 'X' 'o' 'c' 's' 'p' 'r', or 0 for trailing text only
+  char buffer_mode = 0;    // 'r' only: 'x' for %rx (every byte as \xNN), 'h' for %rh ("0a fe")
 };
 
 struct ParsedFormat {
@@ -20,5 +23,12 @@ struct ParsedFormat {
 };
 
 ParsedFormat parse_format(const std::string &format);
+
+// Whether a value of `type` may be printed by `conversion`: integer conversions take integers
+// and pointers, %r/%rx/%rh buffers, %s anything that has a text form.
+bool format_accepts(char conversion, const Type &type);
+// For messages: "%d", "%rx"; and what a conversion wants, "an integer", "a buffer (buf())".
+std::string conversion_name(const FormatPiece &piece);
+const char *conversion_wants(char conversion);
 
 }  // namespace rbt

@@ -100,7 +100,12 @@ enum class ActionKind : uint8_t {
   Time,        // time([fmt]): text: strftime format, "%H:%M:%S\n" by default
   Cat,         // cat(fmt, ...): text: printf format of the path ("%s" for cat($p)); args: its values
   System,      // system(fmt, ...): text: printf format of the command; args: its values
+  Join,        // join(argv[, sep]): text: the separator; args: kJoinArgs strings of kJoinArgSize
 };
+
+// join() reads this many strings of an array, each into this many bytes (bpftrace's limits).
+constexpr uint32_t kJoinArgs = 16;
+constexpr uint32_t kJoinArgSize = 1024;
 
 struct ActionDesc {
   ActionKind kind = ActionKind::Printf;
@@ -114,9 +119,13 @@ struct Manifest {
   std::vector<MapDesc> maps;
   std::vector<ActionDesc> actions;
   std::vector<StackMapDesc> stack_maps;
+  // strftime() formats; a Timestamp value holds an index into this.
+  std::vector<std::string> strftime_formats;
   std::string seen_pids_name = "seen_pids";
   // A one-entry array of RuntimeConfig the runtime fills before BEGIN (when present).
   std::string config_name = "rbt_config";
+  // The per-CPU scratch map of values too large for the BPF stack (when a probe needs one).
+  std::string scratch_name = "scratch";
   bool print_maps_on_exit = true;  // config = { print_maps_on_exit = false }  // pids whose memory map user space has captured
   std::string ringbuf_name = "events";
 };

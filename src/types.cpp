@@ -40,9 +40,15 @@ uint32_t Type::align() const {
     return size;
   case TypeKind::Stack:
   case TypeKind::Symbol:
+  case TypeKind::Timestamp:
+  case TypeKind::Inet:
     return 8;
+  case TypeKind::Buffer:
+    return 4;
   case TypeKind::String:
     return 1;
+  case TypeKind::Array:
+    return elems[0].align();
   case TypeKind::Tuple: {
     uint32_t a = 1;
     for (auto &e : elems)
@@ -130,6 +136,36 @@ Type Type::symbol(bool user) {
   return t;
 }
 
+Type Type::buffer(uint32_t bytes) {
+  Type t;
+  t.kind = TypeKind::Buffer;
+  t.size = 4 + bytes;
+  return t;
+}
+
+Type Type::timestamp() {
+  Type t;
+  t.kind = TypeKind::Timestamp;
+  t.size = 16;
+  return t;
+}
+
+Type Type::inet() {
+  Type t;
+  t.kind = TypeKind::Inet;
+  t.size = 24;
+  return t;
+}
+
+Type Type::array(Type elem, uint32_t count) {
+  Type t;
+  t.kind = TypeKind::Array;
+  t.size = elem.size * count;
+  t.count = count;
+  t.elems.push_back(std::move(elem));
+  return t;
+}
+
 Type Type::lhist(int64_t min, int64_t max, int64_t step) {
   Type t = aggregation(TypeKind::LHist);
   t.lhist_min = min;
@@ -155,6 +191,8 @@ bool Type::compatible(const Type &o) const {
   }
   if (kind == TypeKind::LHist)
     return lhist_min == o.lhist_min && lhist_max == o.lhist_max && lhist_step == o.lhist_step;
+  if (kind == TypeKind::Array)
+    return *this == o;
   return true;
 }
 
@@ -166,6 +204,8 @@ Type Type::unify(const Type &a, const Type &b) {
   }
   if (a.kind == TypeKind::String)
     return string(std::max(a.size, b.size));
+  if (a.kind == TypeKind::Buffer)
+    return a.size >= b.size ? a : b;
   if (a.kind == TypeKind::Tuple) {
     std::vector<Type> elems;
     for (size_t i = 0; i < a.elems.size(); i++)
@@ -200,6 +240,14 @@ std::string Type::name() const {
                        : stack_kind == StackKind::User ? "ustack"
                                                        : "rstack") +
            "[" + std::to_string(stack_depth) + "]";
+  case TypeKind::Buffer:
+    return "buffer[" + std::to_string(size - 4) + "]";
+  case TypeKind::Timestamp:
+    return "timestamp";
+  case TypeKind::Inet:
+    return "inet";
+  case TypeKind::Array:
+    return elems[0].name() + "[" + std::to_string(count) + "]";
   case TypeKind::Tuple: {
     std::string s = "(";
     for (size_t i = 0; i < elems.size(); i++)
@@ -230,7 +278,8 @@ bool Type::operator==(const Type &o) const {
   return kind == o.kind && size == o.size && is_signed == o.is_signed && elems == o.elems &&
          lhist_min == o.lhist_min && lhist_max == o.lhist_max && lhist_step == o.lhist_step &&
          record == o.record && user_space == o.user_space && remote == o.remote &&
-         stack_kind == o.stack_kind && stack_mode == o.stack_mode && stack_depth == o.stack_depth;
+         stack_kind == o.stack_kind && stack_mode == o.stack_mode && stack_depth == o.stack_depth &&
+         count == o.count;
 }
 
 uint64_t histogram_buckets(const Type &value) {

@@ -20,6 +20,10 @@ enum class TypeKind : uint8_t {
   Record,   // a C struct: `args` of a tracepoint (in the context) or one reached via a pointer
   Stack,    // kstack/ustack/rstack: {u64 stack id, u64 pid}; frames are read from stack maps
   Symbol,   // ksym/usym: {u64 address, u64 pid}, printed as the symbol it falls in
+  Buffer,     // buf(): {u32 length, u8 bytes[size - 4]}, printed hex-escaped
+  Timestamp,  // strftime(): {u64 format index, u64 nsecs}, formatted by user space
+  Inet,       // ntop(): {u64 address family, u8 address[16]}, printed by inet_ntop
+  Array,      // a C array: `count` elements of elems[0] (pton(), `__u8 saddr[4]`)
   // Aggregations: only ever the value of a map.
   Count,
   Sum,
@@ -47,6 +51,7 @@ struct Type {
   StackKind stack_kind = StackKind::Kernel;  // Stack
   StackMode stack_mode = StackMode::Bpftrace;
   uint32_t stack_depth = 0;
+  uint32_t count = 0;  // Array: number of elements
 
   static Type none() { return {}; }
   static Type void_type();
@@ -61,6 +66,10 @@ struct Type {
   static Type record_of(std::string name, uint32_t size, bool remote, bool user_space);
   static Type stack(StackKind kind, uint32_t depth, StackMode mode);
   static Type symbol(bool user);
+  static Type buffer(uint32_t bytes);  // room for `bytes` bytes after the length
+  static Type timestamp();
+  static Type inet();
+  static Type array(Type elem, uint32_t count);
 
   bool is_none() const { return kind == TypeKind::None; }
   bool is_int() const { return kind == TypeKind::Int || kind == TypeKind::Bool; }
@@ -69,6 +78,8 @@ struct Type {
   bool is_pointer() const { return kind == TypeKind::Pointer; }
   bool is_record() const { return kind == TypeKind::Record; }
   bool is_stack() const { return kind == TypeKind::Stack; }
+  bool is_buffer() const { return kind == TypeKind::Buffer; }
+  bool is_array() const { return kind == TypeKind::Array; }
   // Integers, booleans and pointers: values that live in a register.
   bool is_scalar() const { return is_int() || is_pointer(); }
   bool is_aggregation() const { return kind >= TypeKind::Count; }

@@ -54,6 +54,9 @@ Result<CompiledObject> compile(const ast::Program &program, const sema::SemaInfo
   for (const ast::Probe *probe : program.probes)
     for (const ProbeDesc &desc : sema.probes.at(probe))
       lowering.lower_probe(*probe, desc, index++);
+  if (!lowering.error().empty())
+    return make_error("generating BPF code", lowering.error());
+  resources.finish_scratch();
 
   for (const std::string &library : lowering.libraries())
     if (auto s = link_stdlib(module, library); !s)

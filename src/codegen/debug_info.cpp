@@ -1,5 +1,7 @@
 #include "debug_info.h"
 
+#include <linux/bpf.h>
+
 #include <llvm/BinaryFormat/Dwarf.h>
 
 namespace rbt::codegen {
@@ -58,9 +60,11 @@ llvm::GlobalVariable *DebugInfo::define_map(const std::string &name, unsigned ma
                                             uint64_t value_size) {
   if (key_size == 0)  // ring buffers have neither key nor value
     return map_global(name, {{"type", int_array(map_type)}, {"max_entries", int_array(max_entries)}});
+  // The kernel checks that an array map's BTF key is a 32-bit integer.
+  bool array = map_type == BPF_MAP_TYPE_ARRAY || map_type == BPF_MAP_TYPE_PERCPU_ARRAY;
   return map_global(name, {{"type", int_array(map_type)},
                            {"max_entries", int_array(max_entries)},
-                           {"key", bytes(key_size)},
+                           {"key", array && key_size == 4 ? int_ : bytes(key_size)},
                            {"value", bytes(value_size)}});
 }
 

@@ -6,6 +6,13 @@
 
 namespace rbt::codegen {
 
+namespace {
+// Above this many bytes a copy or zeroing is one bpf_probe_read_kernel call. Below it, LLVM's
+// inline expansion is cheaper; above it the expansion could exceed the back end's 128 stores
+// (with unknown alignment, one store per byte) and turn into a call BPF cannot make.
+constexpr uint64_t kInlineCopyMax = 64;
+}  // namespace
+
 llvm::Value *IRBuilderBPF::call_helper(bpf_func_id id, llvm::Type *ret,
                                        llvm::ArrayRef<llvm::Value *> args,
                                        const llvm::Twine &name) {
@@ -69,6 +76,12 @@ llvm::Value *IRBuilderBPF::probe_read(llvm::Value *dst, uint64_t size, llvm::Val
                      {dst, getInt64(size), addr});
 }
 
+llvm::Value *IRBuilderBPF::probe_read(llvm::Value *dst, llvm::Value *size, llvm::Value *addr,
+                                      bool user) {
+  return call_helper(user ? BPF_FUNC_probe_read_user : BPF_FUNC_probe_read_kernel, getInt64Ty(),
+                     {dst, size, addr});
+}
+
 llvm::Value *IRBuilderBPF::probe_read_str(llvm::Value *dst, uint64_t size, llvm::Value *addr,
                                           bool user) {
   return call_helper(user ? BPF_FUNC_probe_read_user_str : BPF_FUNC_probe_read_kernel_str,
@@ -86,12 +99,13 @@ llvm::AllocaInst *IRBuilderBPF::stack_slot(llvm::Type *type, const llvm::Twine &
   llvm::IRBuilder<> entry(&fn->getEntryBlock(), fn->getEntryBlock().begin());
   llvm::AllocaInst *slot = entry.CreateAlloca(type, nullptr, name);
   slot->setAlignment(llvm::Align(8));
+  uint64_t size = module_.getDataLayout().getTypeAllocSize(type);
+  stack_bytes_ += (size + 7) / 8 * 8;
   if (!zeroed)
     return slot;
   // Zero it right where it is allocated: every later use sees defined bytes.
   entry.SetInsertPoint(slot->getParent(), std::next(slot->getIterator()));
-  const llvm::DataLayout &dl = module_.getDataLayout();
-  entry.CreateMemSet(slot, entry.getInt8(0), dl.getTypeAllocSize(type), llvm::Align(8));
+  entry.CreateMemSet(slot, entry.getInt8(0), size, llvm::Align(8));
   return slot;
 }
 
@@ -104,25 +118,35 @@ llvm::Value *IRBuilderBPF::byte_ptr(llvm::Value *base, uint64_t offset) {
 }
 
 void IRBuilderBPF::store_bytes(llvm::Value *dst, std::string_view bytes) {
-  // 8 bytes at a time, as immediates: no .rodata section, no memcpy from a global.
+  // 8 bytes at a time, as immediates: no .rodata section, no memcpy from a global. Long runs
+  // are volatile: LLVM would merge equal stores into a memset larger than BPF can expand.
+  bool is_volatile = bytes.size() > kInlineCopyMax;
   size_t i = 0;
   for (; i + 8 <= bytes.size(); i += 8) {
     uint64_t v = 0;
     for (int b = 7; b >= 0; b--)
       v = (v << 8) | static_cast<uint8_t>(bytes[i + b]);
-    CreateStore(getInt64(v), byte_ptr(dst, i));
+    CreateStore(getInt64(v), byte_ptr(dst, i), is_volatile);
   }
   for (; i < bytes.size(); i++)
     CreateStore(getInt8(static_cast<uint8_t>(bytes[i])), byte_ptr(dst, i));
 }
 
 void IRBuilderBPF::zero_bytes(llvm::Value *dst, uint64_t size) {
-  if (size)
+  if (size > kInlineCopyMax) {
+    // bpf_probe_read_kernel zero-fills its destination when the read fails, and reading
+    // address 0 always fails: the kernel's memset in one helper call (bpftrace does the same).
+    call_helper(BPF_FUNC_probe_read_kernel, getInt64Ty(),
+                {dst, getInt64(size), llvm::ConstantPointerNull::get(getPtrTy())});
+  } else if (size) {
     CreateMemSet(dst, getInt8(0), size, llvm::MaybeAlign(1));
+  }
 }
 
 void IRBuilderBPF::copy_bytes(llvm::Value *dst, llvm::Value *src, uint64_t size) {
-  if (size)
+  if (size > kInlineCopyMax)
+    call_helper(BPF_FUNC_probe_read_kernel, getInt64Ty(), {dst, getInt64(size), src});
+  else if (size)
     CreateMemCpy(dst, llvm::MaybeAlign(1), src, llvm::MaybeAlign(1), size);
 }
 

@@ -30,6 +30,8 @@ public:
   // space: user memory for uprobes and syscall arguments, kernel memory otherwise.
   llvm::Value *probe_read(llvm::Value *dst, uint64_t size, llvm::Value *addr, bool user);
   llvm::Value *probe_read_str(llvm::Value *dst, uint64_t size, llvm::Value *addr, bool user);
+  // A read of a run-time size; the verifier must be able to bound `size` by dst's room.
+  llvm::Value *probe_read(llvm::Value *dst, llvm::Value *size, llvm::Value *addr, bool user);
   llvm::Value *ringbuf_output(llvm::Value *ringbuf, llvm::Value *data, uint64_t size);
 
   // A zero-initialized stack slot of `size` bytes (or of `type`), allocated in the entry block
@@ -37,8 +39,15 @@ public:
   // `zeroed` false: for a slot whose every byte is written by a helper before any read.
   llvm::AllocaInst *stack_slot(uint64_t size, const llvm::Twine &name = "", bool zeroed = true);
   llvm::AllocaInst *stack_slot(llvm::Type *type, const llvm::Twine &name = "", bool zeroed = true);
+  // Bytes of stack slots handed out since the last reset (one function's worth), so lowering
+  // can move values to scratch memory before the 512-byte BPF stack runs out.
+  uint64_t stack_bytes() const { return stack_bytes_; }
+  void reset_stack_bytes() { stack_bytes_ = 0; }
 
   void store_bytes(llvm::Value *dst, std::string_view bytes);  // constant bytes, as immediates
+  // Zeroes or copies `size` bytes of BPF memory (stack, map values). Small sizes become
+  // loads and stores; large ones one helper call, as the back end would otherwise emit a
+  // memset/memcpy call BPF cannot make.
   void zero_bytes(llvm::Value *dst, uint64_t size);
   void copy_bytes(llvm::Value *dst, llvm::Value *src, uint64_t size);
   llvm::Value *byte_ptr(llvm::Value *base, uint64_t offset);
@@ -58,6 +67,7 @@ public:
 private:
   llvm::Module &module_;
   int passthrough_seq_ = 0;  // llvm.bpf.passthrough calls want distinct sequence numbers
+  uint64_t stack_bytes_ = 0;
 };
 
 }  // namespace rbt::codegen

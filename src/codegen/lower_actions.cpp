@@ -92,4 +92,27 @@ llvm::Value *Lowering::lower_system(const Call &call) {
   return nullptr;
 }
 
+// join(argv[, sep]): reads kJoinArgs pointers of the array and the string behind each into
+// the event (a failed read leaves zeros); user space joins them up to the first empty one.
+llvm::Value *Lowering::lower_join(const Call &call) {
+  ActionDesc action;
+  action.kind = ActionKind::Join;
+  action.text = call.args.size() == 2 ? static_cast<const StrLit *>(call.args[1])->value : " ";
+  action.args = Type::tuple(std::vector<Type>(kJoinArgs, Type::string(kJoinArgSize)));
+  uint64_t size = 8 + action.args.size;
+  uint64_t id = resources_.add_action(std::move(action));
+  bool user = sema_.user_space.at(&call);
+  llvm::Value *argv = lower_expr(*call.args[0]);
+  llvm::Value *event = value_slot(size, "join_event");
+  llvm::Value *arg = b_.stack_slot(8, "join_arg");
+  b_.CreateStore(b_.getInt64(id), event);
+  for (uint32_t i = 0; i < kJoinArgs; i++) {
+    b_.probe_read(arg, 8, b_.CreateAdd(argv, b_.getInt64(8 * i)), user);
+    b_.probe_read_str(b_.byte_ptr(event, 8 + i * kJoinArgSize), kJoinArgSize,
+                      b_.CreateLoad(b_.getInt64Ty(), arg), user);
+  }
+  b_.ringbuf_output(resources_.ringbuf(), event, size);
+  return nullptr;
+}
+
 }  // namespace rbt::codegen

@@ -26,7 +26,7 @@ void Lowering::upsert(const MapDesc &map, llvm::Value *key,
   b_.CreateBr(done);
   if (!map.is_array()) {
     b_.SetInsertPoint(miss);
-    llvm::Value *slot = b_.stack_slot(map.bpf_value_size(), "agg_init");
+    llvm::Value *slot = value_slot(map.bpf_value_size(), "agg_init");
     init(slot);
     b_.map_update(global, key, slot, BPF_ANY);
     b_.CreateBr(done);

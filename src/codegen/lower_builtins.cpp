@@ -50,7 +50,7 @@ llvm::Value *Lowering::lower_gid(const Builtin &) {
 }
 
 llvm::Value *Lowering::lower_comm(const Builtin &) {
-  llvm::Value *slot = b_.stack_slot(16, "comm");
+  llvm::Value *slot = value_slot(16, "comm");
   b_.call_helper(BPF_FUNC_get_current_comm, b_.getInt64Ty(), {slot, b_.getInt64(16)});
   return slot;
 }
@@ -90,7 +90,7 @@ llvm::Value *Lowering::lower_curtask(const Builtin &) {
 }
 
 llvm::Value *Lowering::lower_probe(const Builtin &node) {
-  llvm::Value *slot = b_.stack_slot(type_of(&node).size, "probe");
+  llvm::Value *slot = value_slot(type_of(&node).size, "probe");
   b_.store_bytes(slot, probe_->name);
   return slot;
 }
@@ -122,7 +122,7 @@ llvm::Value *Lowering::lower_arg(const Builtin &node) {
 }
 
 void Lowering::emit_event(uint64_t id, const std::vector<const Expr *> &args, const Type &layout) {
-  llvm::Value *event = b_.stack_slot(8 + layout.size, "event");
+  llvm::Value *event = value_slot(8 + layout.size, "event");
   b_.CreateStore(b_.getInt64(id), event);
   for (size_t i = 0; i < args.size(); i++)
     store_value(b_.byte_ptr(event, 8 + layout.offsets[i]), layout.elems[i], *args[i]);
@@ -149,7 +149,7 @@ llvm::Value *Lowering::lower_del(const Call &call) {
   const MapDesc &desc = resources_.map_desc(map.name);
   llvm::Value *key;
   if (call.args.size() == 2) {
-    key = b_.stack_slot(desc.user_key_size(), "key");
+    key = value_slot(desc.user_key_size(), "key");
     store_value(key, desc.key, *call.args[1]);
   } else {
     key = map_key(map, desc);
@@ -174,7 +174,7 @@ llvm::Value *Lowering::lower_del(const Call &call) {
 // memory map symbolizes a user stack.
 llvm::Value *Lowering::lower_stack(const Type &t) {
   bool user = t.stack_kind == StackKind::User;
-  llvm::Value *slot = b_.stack_slot(16, user ? "ustack" : "kstack");
+  llvm::Value *slot = value_slot(16, user ? "ustack" : "kstack");
   llvm::Value *id = b_.call_helper(BPF_FUNC_get_stackid, b_.getInt64Ty(),
                                    {ctx(), resources_.stack_map(user, t.stack_depth),
                                     b_.getInt64(user ? BPF_F_USER_STACK : 0)});
@@ -242,7 +242,7 @@ llvm::Value *Lowering::lower_cpid(const Builtin &) {
 }
 
 llvm::Value *Lowering::lower_func(const Builtin &node) {
-  llvm::Value *slot = b_.stack_slot(type_of(&node).size, "func");
+  llvm::Value *slot = value_slot(type_of(&node).size, "func");
   b_.store_bytes(slot, probe_->func.substr(probe_->func.find(':') + 1));
   return slot;
 }
@@ -261,7 +261,7 @@ llvm::Value *Lowering::call_stdlib(const char *library, const char *name,
 llvm::Value *Lowering::lower_has_key(const Call &call) {
   auto &map = static_cast<const MapRef &>(*call.args[0]);
   const MapDesc &desc = resources_.map_desc(map.name);
-  llvm::Value *key = b_.stack_slot(desc.user_key_size(), "key");
+  llvm::Value *key = value_slot(desc.user_key_size(), "key");
   if (call.args.size() == 2) {
     store_value(key, desc.key, *call.args[1]);
   } else {
@@ -308,13 +308,13 @@ llvm::Value *Lowering::lower_bswap(const Call &call) {
 }
 
 llvm::Value *Lowering::lower_ksym(const Call &call) {
-  llvm::Value *slot = b_.stack_slot(16, "ksym");
+  llvm::Value *slot = value_slot(16, "ksym");
   b_.CreateStore(lower_expr(*call.args[0]), slot);
   return slot;
 }
 
 llvm::Value *Lowering::lower_usym(const Call &call) {
-  llvm::Value *slot = b_.stack_slot(16, "usym");
+  llvm::Value *slot = value_slot(16, "usym");
   b_.CreateStore(lower_expr(*call.args[0]), slot);
   llvm::Value *pid = b_.current_pid();
   b_.CreateStore(pid, b_.byte_ptr(slot, 8));
@@ -334,7 +334,7 @@ llvm::Value *Lowering::lower_str(const Call &call) {
   const Type &t = type_of(&call);
   const Type &arg = type_of(call.args[0]);
   llvm::Value *v = lower_expr(*call.args[0]);
-  llvm::Value *slot = b_.stack_slot(t.size, "str");
+  llvm::Value *slot = value_slot(t.size, "str");
   if (arg.is_string()) {
     b_.copy_bytes(slot, v, t.size - 1);  // the slot's last byte stays the terminator
   } else {

@@ -14,7 +14,7 @@ llvm::Value *Lowering::lower_expr(const Expr &expr) {
     return b_.getInt64(static_cast<const IntLit &>(expr).value);
   case NodeKind::StrLit: {
     auto &s = static_cast<const StrLit &>(expr);
-    llvm::Value *slot = b_.stack_slot(s.value.size() + 1, "str");
+    llvm::Value *slot = value_slot(s.value.size() + 1, "str");
     b_.store_bytes(slot, s.value);  // the slot is zeroed: the terminator is already there
     return slot;
   }
@@ -27,7 +27,7 @@ llvm::Value *Lowering::lower_expr(const Expr &expr) {
                                                                 : nullptr;
     if (t.is_scalar())
       return b_.getInt64(arg ? std::stoll(*arg) : 0);
-    llvm::Value *slot = b_.stack_slot(t.size, "positional");
+    llvm::Value *slot = value_slot(t.size, "positional");
     b_.store_bytes(slot, *arg);
     return slot;
   }
@@ -152,6 +152,12 @@ llvm::Value *Lowering::lower_string_compare(const Binary &bin) {
       }
       equal = b_.CreateICmpEQ(diff, b_.getInt64(0));
     }
+  } else if (std::min(size_a, size_b) > 64) {
+    // Long strings: a bounded loop in the stdlib instead of an unrolled comparison.
+    llvm::Value *differ = call_stdlib("strings", "rbt_strncmp",
+                                      {a, b_.getInt64(size_a), b, b_.getInt64(size_b),
+                                       b_.getInt64(std::min(size_a, size_b))});
+    equal = b_.CreateICmpEQ(differ, b_.getInt64(0));
   } else {
     // equal = for each i: done || a[i] == b[i]; done once a NUL matched.
     uint32_t n = std::min(size_a, size_b);
@@ -176,7 +182,7 @@ llvm::Value *Lowering::lower_ternary(const Ternary &te) {
   auto *else_block = new_block("tern_else");
   auto *done = new_block("tern_done");
   // Non-integer results are written into one slot by both branches.
-  llvm::Value *slot = t.is_scalar() ? nullptr : b_.stack_slot(t.size, "tern");
+  llvm::Value *slot = t.is_scalar() ? nullptr : value_slot(t.size, "tern");
   b_.CreateCondBr(cond, then_block, else_block);
 
   auto branch = [&](llvm::BasicBlock *block, const Expr &e) -> std::pair<llvm::Value *, llvm::BasicBlock *> {
@@ -203,7 +209,7 @@ llvm::Value *Lowering::lower_ternary(const Ternary &te) {
 
 llvm::Value *Lowering::lower_tuple(const Tuple &tuple) {
   const Type &t = type_of(&tuple);
-  llvm::Value *slot = b_.stack_slot(t.size, "tuple");
+  llvm::Value *slot = value_slot(t.size, "tuple");
   for (size_t i = 0; i < tuple.elems.size(); i++)
     store_value(b_.byte_ptr(slot, t.offsets[i]), t.elems[i], *tuple.elems[i]);
   return slot;
@@ -235,19 +241,19 @@ llvm::Value *Lowering::lower_field_access(const FieldAccess &fa) {
       llvm::Value *loc = b_.load_int(p, 4, false);
       llvm::Value *str = b_.CreateAdd(b_.CreatePtrToInt(base, b_.getInt64Ty()),
                                       b_.CreateAnd(loc, b_.getInt64(0xffff)));
-      llvm::Value *slot = b_.stack_slot(t.size, fa.field);
+      llvm::Value *slot = value_slot(t.size, fa.field);
       b_.probe_read_str(slot, t.size, str, false);
       return slot;
     }
     // Context reads must be aligned loads; a helper copies byte arrays of any alignment.
-    llvm::Value *slot = b_.stack_slot(t.size, fa.field);
+    llvm::Value *slot = value_slot(t.size, fa.field);
     b_.probe_read(slot, t.size, b_.CreatePtrToInt(p, b_.getInt64Ty()), false);
     return slot;
   }
   llvm::Value *addr = b_.CreateAdd(base, b_.getInt64(field.offset));
   if (t.is_record())
     return addr;
-  llvm::Value *slot = b_.stack_slot(t.size, fa.field);
+  llvm::Value *slot = value_slot(t.size, fa.field);
   b_.probe_read(slot, t.size, addr, user);
   return t.is_scalar() ? b_.load_int(slot, t.size, t.is_signed) : slot;
 }
@@ -272,9 +278,12 @@ void Lowering::store_lowered(llvm::Value *dst, const Type &slot_type, llvm::Valu
                              const Type &value_type) {
   if (slot_type.is_scalar()) {
     b_.store_int(dst, value, slot_type.size);
-  } else if (slot_type.is_stack() || slot_type.kind == TypeKind::Symbol) {
+  } else if (slot_type.is_stack() || slot_type.kind == TypeKind::Symbol ||
+             slot_type.kind == TypeKind::Timestamp || slot_type.kind == TypeKind::Inet ||
+             slot_type.is_array()) {
     b_.copy_bytes(dst, value, slot_type.size);
-  } else if (slot_type.is_string()) {
+  } else if (slot_type.is_string() || slot_type.is_buffer()) {
+    // Strings and buffers of any size unify; the rest of a wider slot is zero.
     uint32_t n = std::min(slot_type.size, value_type.size);
     b_.copy_bytes(dst, value, n);
     b_.zero_bytes(b_.byte_ptr(dst, n), slot_type.size - n);
@@ -304,7 +313,7 @@ llvm::Value *Lowering::map_key(const MapRef &map, const MapDesc &desc) {
     lower_into_slot(key, *map.keys[0]);
     return key;
   }
-  llvm::Value *key = b_.stack_slot(size, "key");
+  llvm::Value *key = value_slot(size, "key");
   if (map.keys.empty())
     return key;  // maps without keys use the single key 0
   if (map.keys.size() == 1) {
@@ -322,7 +331,7 @@ llvm::Value *Lowering::lower_map_read(const MapRef &map) {
   llvm::Value *found = b_.map_lookup(resources_.map_global(map.name), key);
   const Type &t = desc.value;
   // An absent key reads as zero (an empty string, a zeroed tuple), as in bpftrace.
-  llvm::Value *slot = t.is_scalar() ? nullptr : b_.stack_slot(t.size, "map_read");
+  llvm::Value *slot = t.is_scalar() ? nullptr : value_slot(t.size, "map_read");
   auto *hit = new_block("map_hit");
   auto *done = new_block("map_done");
   llvm::BasicBlock *miss = b_.GetInsertBlock();

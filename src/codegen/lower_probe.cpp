@@ -60,12 +60,21 @@ void Lowering::lower_probe(const ast::Probe &probe, const ProbeDesc &desc, unsig
   probe_ = &desc;
   vars_.clear();
   loops_.clear();
+  pages_.clear();
+  b_.reset_stack_bytes();
 
   auto *sp = debug_info_.describe_function(*fn_, probe.range.line);
   // Every instruction carries a location inside the subprogram, so calls into linked helpers
   // verify.
   b_.SetCurrentDebugLocation(llvm::DILocation::get(ctx, probe.range.line, probe.range.col, sp));
-  b_.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", fn_));
+  // `entry` holds the stack slots; scratch pages are looked up in blocks inserted between it
+  // and the body when the body first needs one.
+  auto *entry = llvm::BasicBlock::Create(ctx, "entry", fn_);
+  auto *start = llvm::BasicBlock::Create(ctx, "start", fn_);
+  b_.SetInsertPoint(entry);
+  b_.CreateBr(start);
+  setup_tail_ = entry;
+  b_.SetInsertPoint(start);
 
   // libbpf attaches USDT probes only to objects that carry its spec maps, arguments or not.
   if (desc.kind == ProbeKind::Usdt)
@@ -101,6 +110,72 @@ void Lowering::lower_probe(const ast::Probe &probe, const ProbeDesc &desc, unsig
   lower_block(*probe.body);
   if (!b_.GetInsertBlock()->getTerminator())
     b_.CreateRet(b_.getInt32(0));
+  finish_scratch_pages();
+}
+
+namespace {
+// Values up to this size stay on the stack while the function's slots fit in the budget;
+// the rest of the 512 bytes is left to LLVM's spills and the stdlib's frames.
+constexpr uint64_t kStackValueMax = 128;
+constexpr uint64_t kStackBudget = 384;
+}  // namespace
+
+llvm::Value *Lowering::value_slot(uint64_t size, const llvm::Twine &name) {
+  uint64_t rounded = (size + 7) / 8 * 8;
+  if (size <= kStackValueMax && b_.stack_bytes() + rounded <= kStackBudget)
+    return b_.stack_slot(size, name);
+  return scratch_slot(size, name);
+}
+
+llvm::Value *Lowering::scratch_slot(uint64_t size, const llvm::Twine &name) {
+  uint64_t rounded = (size + 7) / 8 * 8;
+  if (rounded > kScratchPageBytes) {
+    if (error_.empty())
+      error_ = "a value of " + std::to_string(size) + " bytes in probe " + probe_->name +
+               " is larger than BPF scratch memory allows (" +
+               std::to_string(kScratchPageBytes) + " bytes); use shorter strings";
+    return b_.stack_slot(8, name);  // compilation fails anyway; keep the IR well formed
+  }
+  if (pages_.empty() || pages_.back().used + rounded > kScratchPageBytes)
+    new_scratch_page();
+  ScratchPage &page = pages_.back();
+  uint64_t offset = page.used;
+  page.used += rounded;
+  // Computed where the page is looked up, so the address dominates every use.
+  llvm::IRBuilder<> at(setup_tail_->getTerminator());
+  return at.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), page.base, offset, name);
+}
+
+// Looks up the next scratch page at the end of the setup blocks: returns 0 from the probe if
+// the lookup fails (it cannot for an array), else continues into the body.
+void Lowering::new_scratch_page() {
+  llvm::IRBuilderBase::InsertPointGuard guard(b_);
+  uint32_t index = resources_.add_scratch_page();
+  llvm::Value *key = b_.stack_slot(4, "scratch_key");
+  llvm::Instruction *to_body = setup_tail_->getTerminator();
+  llvm::BasicBlock *body = to_body->getSuccessor(0);
+  b_.SetInsertPoint(to_body);
+  b_.CreateStore(b_.getInt32(index), key);
+  llvm::Value *base = b_.map_lookup(resources_.scratch(module_), key);
+  auto *fail = new_block("scratch_missing");
+  auto *ready = new_block("scratch_ready");
+  b_.CreateCondBr(b_.CreateIsNull(base), fail, ready);
+  to_body->eraseFromParent();
+  b_.SetInsertPoint(fail);
+  b_.CreateRet(b_.getInt32(0));
+  b_.SetInsertPoint(ready);
+  b_.CreateBr(body);
+  setup_tail_ = ready;
+  pages_.push_back({base, ready, 0});
+}
+
+void Lowering::finish_scratch_pages() {
+  llvm::IRBuilderBase::InsertPointGuard guard(b_);
+  for (ScratchPage &page : pages_) {
+    b_.SetInsertPoint(page.ready, page.ready->getFirstInsertionPt());
+    b_.zero_bytes(page.base, page.used);
+    resources_.note_scratch_bytes(page.used);
+  }
 }
 
 void Lowering::lower_return() {

@@ -77,7 +77,7 @@ void Lowering::lower_assign_map(const AssignMap &assign) {
       }
     }
   }
-  llvm::Value *value = b_.stack_slot(map.value.size, "map_value");
+  llvm::Value *value = value_slot(map.value.size, "map_value");
   store_value(value, map.value, *assign.value);
   b_.map_update(resources_.map_global(map.name), key, value, BPF_ANY);
 }
@@ -86,7 +86,7 @@ void Lowering::lower_assign_var(const AssignVar &assign) {
   const sema::VarInfo *var = sema_.vars.at(assign.var);
   auto [it, inserted] = vars_.try_emplace(var, nullptr);
   if (inserted)
-    it->second = b_.stack_slot(var->type.size, var->name);
+    it->second = value_slot(var->type.size, var->name);
   store_value(it->second, var->type, *assign.value);
 }
 

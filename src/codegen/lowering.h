@@ -30,6 +30,8 @@ public:
   void set_filter_pid(bool on) { filter_pid_ = on; }
   // The stdlib/bpf libraries the emitted code calls into.
   const std::set<std::string> &libraries() const { return libraries_; }
+  // The first problem lowering ran into (a value too large for any BPF memory), or empty.
+  const std::string &error() const { return error_; }
 
   // Builtins, declared from builtins.def (defined in lower_builtins.cpp).
 #define RBT_VAR(id, name) llvm::Value *lower_##id(const ast::Builtin &node);
@@ -81,6 +83,15 @@ private:
   llvm::Value *log2_bucket(llvm::Value *value, bool is_signed);
   llvm::Value *linear_bucket(llvm::Value *value, const Type &lhist);
 
+  // Memory for a value of `size` bytes: a zeroed stack slot while the function's stack has
+  // room and the value is small, else a zeroed slot in the probe's per-CPU scratch pages
+  // (lower_probe.cpp). Either way it is zero when the probe starts and lives until it ends.
+  llvm::Value *value_slot(uint64_t size, const llvm::Twine &name = "");
+  llvm::Value *scratch_slot(uint64_t size, const llvm::Twine &name);
+  void new_scratch_page();
+  // Zeroes the scratch pages the function used, once their sizes are known.
+  void finish_scratch_pages();
+
   // Runtime values and library calls
   llvm::Value *config_field(size_t offset);
   llvm::Value *call_stdlib(const char *library, const char *name, std::vector<llvm::Value *> args);
@@ -114,8 +125,18 @@ private:
     llvm::BasicBlock *continue_block, *break_block;
   };
   std::vector<Loop> loops_;
+  // Scratch pages of the current function: the page's address (a map lookup in the setup
+  // blocks between `entry` and the body) and the bytes handed out.
+  struct ScratchPage {
+    llvm::Value *base;
+    llvm::BasicBlock *ready;  // the block where `base` is known not to be null
+    uint64_t used;
+  };
+  std::vector<ScratchPage> pages_;
+  llvm::BasicBlock *setup_tail_ = nullptr;  // ends with the branch into the body
   std::set<std::string> libraries_;
   bool filter_pid_ = false;
+  std::string error_;
 };
 
 }  // namespace rbt::codegen

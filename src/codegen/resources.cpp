@@ -51,8 +51,36 @@ llvm::GlobalVariable *Resources::config() {
   return config_;
 }
 
+llvm::GlobalVariable *Resources::scratch(llvm::Module &module) {
+  if (!scratch_)
+    scratch_ = new llvm::GlobalVariable(module, llvm::Type::getInt8Ty(module.getContext()), false,
+                                        llvm::GlobalValue::ExternalLinkage, nullptr,
+                                        "rbt_scratch_placeholder");
+  return scratch_;
+}
+
+void Resources::finish_scratch() {
+  if (!scratch_)
+    return;
+  llvm::GlobalVariable *map =
+      debug_info_.define_map(manifest_.scratch_name, BPF_MAP_TYPE_PERCPU_ARRAY, scratch_pages_, 4,
+                             (scratch_bytes_ + 7) / 8 * 8);
+  scratch_->replaceAllUsesWith(map);
+  scratch_->eraseFromParent();
+  scratch_ = map;
+}
+
 const MapDesc &Resources::map_desc(const std::string &name) const {
   return manifest_.maps.at(map_index_.at(name));
+}
+
+uint64_t Resources::strftime_format(const std::string &format) {
+  auto &formats = manifest_.strftime_formats;
+  for (size_t i = 0; i < formats.size(); i++)
+    if (formats[i] == format)
+      return i;
+  formats.push_back(format);
+  return formats.size() - 1;
 }
 
 uint64_t Resources::add_action(ActionDesc action) {

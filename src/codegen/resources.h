@@ -4,6 +4,7 @@
 
 #include <llvm/IR/Module.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -16,6 +17,8 @@ namespace rbt::codegen {
 constexpr uint64_t kDefaultMapEntries = 4096;
 constexpr uint64_t kRingbufBytes = 1 << 20;
 constexpr uint64_t kStackMapEntries = 4096;
+// One entry of the per-CPU scratch map: the kernel caps per-CPU values at 32 KiB.
+constexpr uint64_t kScratchPageBytes = 32768;
 
 class Resources {
 public:
@@ -30,9 +33,20 @@ public:
   llvm::GlobalVariable *seen_pids();
   // The RuntimeConfig map, made on first use.
   llvm::GlobalVariable *config();
+  // The per-CPU array holding values too large for the BPF stack (long strings, their events
+  // and keys). Each probe owns whole entries ("pages"), so probes that interrupt each other on
+  // one CPU never share bytes. Until finish_scratch() knows how many pages of what size the
+  // probes took, the map is a placeholder global.
+  llvm::GlobalVariable *scratch(llvm::Module &module);
+  uint32_t add_scratch_page() { return scratch_pages_++; }
+  void note_scratch_bytes(uint64_t used) { scratch_bytes_ = std::max(scratch_bytes_, used); }
+  // Defines the real scratch map (if any probe used one) in place of the placeholder.
+  void finish_scratch();
 
   // Registers an action (printf, print, clear, ...); returns the event id that triggers it.
   uint64_t add_action(ActionDesc action);
+  // The index of a strftime() format in the manifest, added on first use.
+  uint64_t strftime_format(const std::string &format);
   int map_index(const std::string &name) const { return static_cast<int>(map_index_.at(name)); }
   // Records one program serving one probe.
   void add_probe(ProbeDesc probe) { manifest_.probes.push_back(std::move(probe)); }
@@ -46,6 +60,9 @@ private:
   llvm::GlobalVariable *ringbuf_ = nullptr;
   llvm::GlobalVariable *seen_pids_ = nullptr;
   llvm::GlobalVariable *config_ = nullptr;
+  llvm::GlobalVariable *scratch_ = nullptr;  // the placeholder until finish_scratch()
+  uint32_t scratch_pages_ = 0;
+  uint64_t scratch_bytes_ = 0;
   std::map<std::pair<bool, uint32_t>, llvm::GlobalVariable *> stack_maps_;
   DebugInfo &debug_info_;
 };

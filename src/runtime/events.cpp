@@ -9,6 +9,7 @@
 
 #include "maps.h"
 #include "output/printf.h"
+#include "output/value_format.h"
 
 namespace rbt::runtime {
 
@@ -171,6 +172,19 @@ void EventReader::run_action(size_t index, const uint8_t *payload) {
     writer_.message(output::MessageKind::Syscall,
                     run_command(output::format_printf(formats_[index], action.args, payload)));
     break;
+  case ActionKind::Join: {
+    // The array's strings up to the first empty one (its NULL, or a pointer that failed to
+    // read), as bpftrace.
+    std::string joined;
+    for (size_t i = 0; i < action.args.elems.size(); i++) {
+      std::string s = output::load_string(action.args.elems[i], payload + action.args.offsets[i]);
+      if (s.empty())
+        break;
+      joined += (i ? action.text : "") + s;
+    }
+    writer_.message(output::MessageKind::Join, joined);
+    break;
+  }
   }
 }
 

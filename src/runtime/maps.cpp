@@ -196,6 +196,9 @@ Result<MapSnapshot> snapshot_map(const bpf_map *map, const MapDesc &desc) {
       e.value.assign(value.begin(), value.begin() + desc.bpf_value_size());
     snap.entries.push_back(std::move(e));
   }
+  // A histogram zero() has set still has its (empty) entry, as its hash keys would.
+  if (desc.is_array() && desc.value.is_histogram() && snap.entries.empty() && zeroed_arrays.count(fd))
+    snap.entries.push_back({{}, std::vector<uint8_t>(bucket_count(desc.value) * 8)});
   return snap;
 }
 

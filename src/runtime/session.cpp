@@ -14,6 +14,7 @@
 
 #include "maps.h"
 #include "output/value_format.h"
+#include "output/timestamp.h"
 #include "stacks.h"
 
 namespace rbt::runtime {
@@ -108,6 +109,7 @@ void Session::detach() {
   events_.reset();
   output::set_stack_frames(nullptr);
   output::set_symbol_name(nullptr);
+  output::set_timestamp_text(nullptr);
   stacks_.reset();
   ruby_.reset();
   if (obj_) {
@@ -183,6 +185,11 @@ Status Session::load(const std::vector<char> &elf) {
   output::set_symbol_name([this](bool user, uint64_t addr, uint64_t pid) {
     return stacks_->symbol(user, addr, static_cast<pid_t>(pid));
   });
+  output::set_timestamp_text([this](uint64_t format, uint64_t nsecs) {
+    const auto &formats = manifest_.strftime_formats;
+    return format < formats.size() ? output::format_timestamp(formats[format], nsecs)
+                                   : std::string("(?)");
+  });
   if (auto s = events_->open(rb); !s)
     return s;
   return Ok{};
@@ -234,7 +241,10 @@ Status Session::run_special(ProbeKind kind) {
   return Ok{};
 }
 
-Status Session::run_begin() { return run_special(ProbeKind::Begin); }
+Status Session::run_begin() {
+  writer_->hold();  // until announce(): the attached-probes line comes first
+  return run_special(ProbeKind::Begin);
+}
 Status Session::run_end() { return run_special(ProbeKind::End); }
 
 Status Session::check_probes() {
@@ -272,8 +282,9 @@ Status Session::attach() {
 }
 
 void Session::announce() {
+  std::string begin_output = writer_->release();
   writer_->attached_probes(manifest_.probes.size());
-  writer_->flush();
+  writer_->write_held(begin_output);
   if (options_.attach_marker)
     fprintf(stderr, "__rbt_attached__\n");
 }

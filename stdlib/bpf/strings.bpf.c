@@ -6,45 +6,77 @@
 
 #include <bpf/bpf_helpers.h>
 
+// The scans run under bpf_loop: a plain loop leaves one pending branch per byte for the
+// verifier (the byte is unknown), and past ~8K of them in one path it gives up ("the sequence
+// of jumps is too complex"), which a few long strings in one probe reach. A bpf_loop callback
+// is verified on its own, whatever the string length.
+struct scan {
+  const char *a, *b;
+  __u64 a_size, b_size;
+  __u64 result;
+};
+
+static long strlen_step(__u64 i, void *ctx) {
+  struct scan *s = ctx;
+  if (i >= s->a_size || !s->a[i])
+    return 1;
+  s->result++;
+  return 0;
+}
+
 // Length of the NUL-terminated string in a buffer of `size` bytes.
 __u64 rbt_strlen(const char *s, __u64 size) {
-  __u64 n = 0;
-  for (__u64 i = 0; i < size && i < 4096; i++) {
-    if (!s[i])
-      break;
-    n++;
+  struct scan sc = {.a = s, .a_size = size};
+  bpf_loop(size, strlen_step, &sc, 0);
+  return sc.result;
+}
+
+static long strncmp_step(__u64 i, void *ctx) {
+  struct scan *s = ctx;
+  char ca = i < s->a_size ? s->a[i] : 0, cb = i < s->b_size ? s->b[i] : 0;
+  if (ca != cb) {
+    s->result = 1;
+    return 1;
   }
-  return n;
+  return !ca;
 }
 
 // 0 when the first `n` characters of a and b match (stopping at a shared NUL), else 1.
 __u64 rbt_strncmp(const char *a, __u64 a_size, const char *b, __u64 b_size, __u64 n) {
-  for (__u64 i = 0; i < n && i < 4096; i++) {
-    char ca = i < a_size ? a[i] : 0, cb = i < b_size ? b[i] : 0;
-    if (ca != cb)
+  struct scan sc = {.a = a, .b = b, .a_size = a_size, .b_size = b_size};
+  // Past both buffers every byte compares equal: no need to go further (bpf_loop caps its
+  // count at 2^23).
+  __u64 longest = (a_size > b_size ? a_size : b_size) + 1;
+  bpf_loop(n < longest ? n : longest, strncmp_step, &sc, 0);
+  return sc.result;
+}
+
+static long contains_step(__u64 start, void *ctx) {
+  struct scan *s = ctx;  // a: the haystack, b: the needle
+  if (start >= s->a_size)
+    return 1;
+  __u64 i = 0;
+  for (; i < s->b_size && i < 4096; i++) {
+    if (!s->b[i]) {
+      s->result = 1;
       return 1;
-    if (!ca)
-      return 0;
+    }
+    __u64 at = start + i;
+    if (at >= s->a_size || s->a[at] != s->b[i])
+      break;
   }
-  return 0;
+  if (i == s->b_size) {
+    s->result = 1;
+    return 1;
+  }
+  return !s->a[start];
 }
 
 // 1 when `needle` occurs in `haystack` (both NUL-terminated within their sizes).
 __u64 rbt_strcontains(const char *haystack, __u64 h_size, const char *needle, __u64 n_size) {
-  for (__u64 start = 0; start < h_size && start < 1024; start++) {
-    __u64 i = 0;
-    for (; i < n_size && i < 1024; i++) {
-      if (!needle[i])
-        return 1;
-      if (start + i >= h_size || haystack[start + i] != needle[i])
-        break;
-    }
-    if (i == n_size)
-      return 1;
-    if (!haystack[start])
-      return 0;
-  }
-  return 0;
+  struct scan sc = {.a = haystack, .b = needle, .a_size = h_size, .b_size = n_size};
+  bpf_loop(h_size, contains_step, &sc, 0);
+  return sc.result;
 }
 
 static long count_entry(void *map, const void *key, void *value, void *ctx) {

@@ -82,3 +82,25 @@ TEST(Codegen, output_is_deterministic) {
   Compiled b("BEGIN { @[comm] = count(); printf(\"%d\\n\", pid); }");
   EXPECT_EQ(a.object.elf, b.object.elf);
 }
+
+TEST(Codegen, long_strings_use_one_scratch_map_and_short_ones_none) {
+  Compiled small("BEGIN { printf(\"%s\\n\", str(0)); @[comm] = count(); }");
+  ASSERT_EQ(small.error, "");
+  int maps = 0;
+  programs_in(small.object.elf, maps);
+  EXPECT_EQ(maps, 2);  // @ and the ring buffer: nothing moved off the stack
+  Compiled big("config = { max_strlen = 1024 } BEGIN { $s = str(0); @[$s] = $s; printf(\"%s\", $s); } "
+               "interval:s:1 { @[str(1)] = str(2); join(0); }");
+  ASSERT_EQ(big.error, "");
+  EXPECT_EQ(programs_in(big.object.elf, maps), 2);
+  EXPECT_EQ(maps, 3);  // @, the ring buffer and the scratch pages
+}
+
+TEST(Codegen, byte_valued_builtins_compile) {
+  Compiled c(R"(BEGIN { printf("%r %rx %rh %s %s\n", buf(0, 8), buf(0, $#), buf("ab", 2),
+                        strftime("%H:%M:%S.%f", nsecs), ntop(pton("::1")));
+                        @[ntop(2, 0x0100007f)] = (strftime("%s", nsecs), buf(0, 4), pton("1.2.3.4")); })");
+  ASSERT_EQ(c.error, "");
+  EXPECT_EQ(c.object.manifest.strftime_formats,
+            (std::vector<std::string>{"%H:%M:%S.%f", "%s"}));
+}

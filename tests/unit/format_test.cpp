@@ -39,3 +39,27 @@ TEST(Format, formats_payload_like_c_printf) {
   memcpy(p4.data() + four.offsets[3], &c, 8);
   EXPECT_EQ(rbt::output::format_printf(f, four, p4.data()), "[  -5] [abc  ] [ff] [00255]\n");
 }
+
+TEST(Format, buffer_conversions_take_their_modifier_after_the_letter) {
+  auto f = parse_format("%r %rx %rh %-6rx|");
+  ASSERT_EQ(f.error, "");
+  ASSERT_EQ(f.conversions(), 4u);
+  EXPECT_EQ(f.pieces[0].buffer_mode, 0);
+  EXPECT_EQ(f.pieces[1].buffer_mode, 'x');
+  EXPECT_EQ(f.pieces[2].buffer_mode, 'h');
+  EXPECT_EQ(f.pieces[3].spec, "%-6r");
+  EXPECT_EQ(f.pieces[4].literal, "|");
+  EXPECT_EQ(rbt::conversion_name(f.pieces[1]), "%rx");
+}
+
+TEST(Format, buffers_print_as_bpftrace_hex) {
+  Type buf = Type::buffer(4);
+  Type args = Type::tuple({buf, buf, buf, buf});
+  std::vector<uint8_t> payload(args.size);
+  const uint8_t bytes[] = {4, 0, 0, 0, 'A', 0x00, 0xff, ' '};  // length 4, then the bytes
+  for (size_t i = 0; i < 4; i++)
+    memcpy(payload.data() + args.offsets[i], bytes, sizeof(bytes));
+  auto f = parse_format("%r|%rx|%rh|%6rh");
+  EXPECT_EQ(rbt::output::format_printf(f, args, payload.data()),
+            "A\\x00\\xff |\\x41\\x00\\xff\\x20|41 00 ff 20|41 00 ff 20");
+}

@@ -85,3 +85,21 @@ TEST(Sema, unknown_identifiers_and_arity) {
             "variable $x is used before it is assigned");
   EXPECT_EQ(first_error(Checked("BEGIN { break; }")), "'break' outside of a loop");
 }
+
+TEST(Sema, byte_valued_builtins) {
+  Checked c("config = { max_strlen = 20 } BEGIN { @b = buf(\"abcdef\", 3); @c = buf(0, 100); "
+            "@t = strftime(\"%H\", nsecs); @i = ntop(1); @p = pton(\"::1\"); @q = pton(\"1.2.3.4\"); }");
+  ASSERT_TRUE(c.ok) << c.errors();
+  EXPECT_EQ(c.info.maps.at("@b").value.name(), "buffer[3]");
+  EXPECT_EQ(c.info.maps.at("@c").value.name(), "buffer[16]");  // max_strlen - 4
+  EXPECT_EQ(c.info.maps.at("@t").value.name(), "timestamp");
+  EXPECT_EQ(c.info.maps.at("@i").value.name(), "inet");
+  EXPECT_EQ(c.info.maps.at("@p").value.name(), "uint8[16]");
+  EXPECT_EQ(c.info.maps.at("@q").value.name(), "uint8[4]");
+  EXPECT_EQ(first_error(Checked("BEGIN { @ = pton(\"1.2.3\"); }")),
+            "pton() expects a valid IPv4/IPv6 address, got 1.2.3");
+  EXPECT_EQ(first_error(Checked("BEGIN { printf(\"%rh\", 1); }")),
+            "printf: %rh expects a buffer (buf()), not int64");
+  EXPECT_EQ(first_error(Checked("BEGIN { join(1, comm); }")),
+            "join()'s separator must be a string literal");
+}

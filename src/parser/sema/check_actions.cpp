@@ -41,12 +41,9 @@ bool TypeChecker::check_format_args(const Call &call, size_t first, const std::s
       ok = false;
       continue;
     }
-    bool fits = piece.conversion == 's' ? (t.is_string() || t.is_int() || t.is_tuple() || t.is_stack()) :
-                                          t.is_int();
-    if (!fits) {
-      diags_.error(e.range, what + "(): %" + piece.conversion + " expects " +
-                                (piece.conversion == 's' ? "a string" : "an integer") + ", not " +
-                                t.name());
+    if (!format_accepts(piece.conversion, t)) {
+      diags_.error(e.range, what + "(): " + conversion_name(piece) + " expects " +
+                                conversion_wants(piece.conversion) + ", not " + t.name());
       ok = false;
     }
   }
@@ -107,7 +104,7 @@ Type TypeChecker::check_print(const Call &call) {
   Type t = check_expr(first);
   if (t.is_none())
     return Type::none();
-  if (!t.is_int() && !t.is_string() && !t.is_tuple() && !t.is_stack()) {
+  if (!format_accepts('s', t)) {
     diags_.error(first.range, "print() cannot print a value of type " + t.name());
     return Type::none();
   }
@@ -151,6 +148,26 @@ Type TypeChecker::check_cat(const Call &call) {
     return Type::void_type();
   }
   return check_format_args(call, 0, "cat") ? Type::void_type() : Type::none();
+}
+
+// join(args.argv[, sep]): the strings of a NULL-terminated char * array (at most 16 of 1023
+// characters, as bpftrace), printed joined by `sep` (" " by default) as one line.
+Type TypeChecker::check_join(const Call &call) {
+  Type t = check_expr(*call.args[0]);
+  bool ok = expect_int(*call.args[0], t, "join()'s array (a char ** address)");
+  if (call.args.size() == 2) {
+    auto *sep = dyn_cast<StrLit>(call.args[1]);
+    if (!sep) {
+      check_expr(*call.args[1]);
+      diags_.error(call.args[1]->range, "join()'s separator must be a string literal");
+      return Type::none();
+    }
+    info_.types[sep] = Type::string(static_cast<uint32_t>(sep->value.size() + 1));
+  }
+  if (!ok || t.is_none())
+    return Type::none();
+  info_.user_space[&call] = t.is_pointer() ? t.user_space : probe_reads_user_space();
+  return Type::void_type();
 }
 
 Type TypeChecker::check_system(const Call &call) {

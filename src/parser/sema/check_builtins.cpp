@@ -126,11 +126,9 @@ Type TypeChecker::check_printf(const Call &call) {
     const Type &t = info_.type_of(&e);
     if (t.is_none())
       continue;
-    bool ok = piece.conversion == 's' ? (t.is_string() || t.is_int() || t.is_tuple() || t.is_stack()) : t.is_int();
-    if (!ok)
-      diags_.error(e.range, std::string("printf: %") + piece.conversion + " expects " +
-                                (piece.conversion == 's' ? "a string" : "an integer") + ", not " +
-                                t.name());
+    if (!format_accepts(piece.conversion, t))
+      diags_.error(e.range, "printf: " + conversion_name(piece) + " expects " +
+                                conversion_wants(piece.conversion) + ", not " + t.name());
   }
   return Type::void_type();
 }
@@ -182,8 +180,9 @@ Type TypeChecker::check_str(const Call &call) {
   if (call.args.size() == 2) {
     check_expr(*call.args[1]);
     auto n = const_int(*call.args[1]);
-    if (!n || *n <= 0 || *n > 1024) {
-      diags_.error(call.args[1]->range, "str()'s length must be an integer literal from 1 to 1024");
+    if (!n || *n <= 0 || *n > kMaxStrlen) {
+      diags_.error(call.args[1]->range, "str()'s length must be an integer literal from 1 to " +
+                                            std::to_string(kMaxStrlen));
       return Type::none();
     }
     size = static_cast<uint32_t>(*n) + 1;  // n characters and the terminator

@@ -21,6 +21,8 @@ namespace rbt::sema {
 
 // Length of str() results without an explicit length (bpftrace's max_strlen default).
 constexpr uint32_t kDefaultStrlen = 64;
+// The largest max_strlen (and str() length) a script may ask for.
+constexpr uint32_t kMaxStrlen = 4096;
 
 // The script's `config = { ... }` block, with bpftrace's defaults.
 struct ScriptConfig {

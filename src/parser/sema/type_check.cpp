@@ -35,9 +35,11 @@ void TypeChecker::check_config(const Program &program) {
     auto *word = dyn_cast<Builtin>(item.value);
     auto *lit = dyn_cast<IntLit>(item.value);
     if (item.key == "max_strlen") {
-      // Strings live on the 512-byte BPF stack until per-CPU scratch buffers exist.
-      if (!number || *number < 1 || *number > 200)
-        diags_.error(item.range, "max_strlen must be an integer from 1 to 200");
+      // Long strings live in per-CPU scratch pages of 32 KiB (codegen), with room left for
+      // events and keys that hold more than one.
+      if (!number || *number < 1 || *number > kMaxStrlen)
+        diags_.error(item.range,
+                     "max_strlen must be an integer from 1 to " + std::to_string(kMaxStrlen));
       else
         c.max_strlen = static_cast<uint32_t>(*number);
     } else if (item.key == "max_map_keys") {
@@ -485,6 +487,16 @@ Type field_type(const FieldLayout &f, bool remote, bool user_space) {
     return Type::none();
   case FieldLayout::Kind::CharArray:
     return Type::string(f.count);
+  case FieldLayout::Kind::Array: {
+    // Arrays of integers (`__u8 saddr[4]`); arrays of structs or pointers are not readable yet.
+    uint32_t elem = f.count ? f.size / f.count : 0;
+    bool integers = f.type_name.find("struct") == std::string::npos &&
+                    f.type_name.find("union") == std::string::npos &&
+                    f.type_name.find('*') == std::string::npos;
+    if (!integers || f.count * elem != f.size || (elem != 1 && elem != 2 && elem != 4 && elem != 8))
+      return Type::none();
+    return Type::array(Type::integer(elem * 8, f.is_signed), f.count);
+  }
   case FieldLayout::Kind::DataLoc:
     return remote ? Type::none() : Type::string(kDataLocStrlen);
   case FieldLayout::Kind::Record:

@@ -76,14 +76,12 @@ std::string json_string(std::string_view s) {
     switch (c) {
     case '"': out += "\\\""; continue;
     case '\\': out += "\\\\"; continue;
-    case '\b': out += "\\b"; continue;
-    case '\f': out += "\\f"; continue;
     case '\n': out += "\\n"; continue;
     case '\r': out += "\\r"; continue;
     case '\t': out += "\\t"; continue;
     default: break;
     }
-    if (c < 0x20 || c == 0x7f) {
+    if (c < 0x20) {
       append_u00(out, c);
     } else if (c < 0x80) {
       out += static_cast<char>(c);
@@ -97,31 +95,79 @@ std::string json_string(std::string_view s) {
   return out + "\"";
 }
 
+std::string json_number(const std::string &decimal) {
+  // Integers a double cannot hold exactly are strings, as bpftrace emits them (RFC 8259).
+  bool negative = !decimal.empty() && decimal[0] == '-';
+  if (negative) {
+    int64_t v = std::stoll(decimal);
+    if (static_cast<int64_t>(static_cast<double>(v)) != v)
+      return json_string(decimal);
+  } else if (!decimal.empty()) {
+    uint64_t v = std::stoull(decimal);
+    double d = static_cast<double>(v);
+    if (d >= 18446744073709551616.0 || static_cast<uint64_t>(d) != v)
+      return json_string(decimal);
+  }
+  return decimal;
+}
+
 std::string json_value(const Type &t, const uint8_t *p) {
+  // Arrays are unspaced and objects spaced, as bpftrace prints them.
+  auto array = [](const std::vector<std::string> &items) {
+    std::string s = "[";
+    for (size_t i = 0; i < items.size(); i++)
+      s += (i ? "," : "") + items[i];
+    return s + "]";
+  };
+  std::vector<std::string> items;
   switch (t.kind) {
   case TypeKind::Bool:
     return load_int(t, p) ? "true" : "false";
   case TypeKind::Int:
-    return format_value(t, p);
+  case TypeKind::Pointer: {
+    int64_t v = load_int(t, p);
+    return json_number(t.is_signed ? std::to_string(v) : std::to_string(static_cast<uint64_t>(v)));
+  }
   case TypeKind::String:
     return json_string(load_string(t, p));
-  case TypeKind::Tuple: {
-    std::string s = "[";
+  case TypeKind::Symbol:
+  case TypeKind::Timestamp:
+  case TypeKind::Inet:
+    return json_string(format_value(t, p));
+  case TypeKind::Stack:
+    // One string per frame, leaf first (perf mode's leading tab dropped).
+    for (const std::string &frame : stack_frames(t, p)) {
+      std::string_view f = frame;
+      while (!f.empty() && f.front() == '\t')
+        f.remove_prefix(1);
+      items.push_back(json_string(f));
+    }
+    return array(items);
+  case TypeKind::Buffer:
+    // The bytes as numbers, signed as C chars: bpftrace's JSON of a buffer.
+    for (char c : buffer_bytes(t, p))
+      items.push_back(std::to_string(static_cast<int>(static_cast<signed char>(c))));
+    return array(items);
+  case TypeKind::Array:
+    for (uint32_t i = 0; i < t.count; i++)
+      items.push_back(json_value(t.elems[0], p + i * t.elems[0].size));
+    return array(items);
+  case TypeKind::Tuple:
     for (size_t i = 0; i < t.elems.size(); i++)
-      s += (i ? ", " : "") + json_value(t.elems[i], p + t.offsets[i]);
-    return s + "]";
-  }
+      items.push_back(json_value(t.elems[i], p + t.offsets[i]));
+    return array(items);
   default:
     return "null";
   }
 }
 
 std::string json_key(const Type &key, const uint8_t *p) {
-  if (!key.is_tuple())
-    return format_value(key, p);
-  std::string s;
-  for (size_t i = 0; i < key.elems.size(); i++)
-    s += (i ? "," : "") + format_value(key.elems[i], p + key.offsets[i]);
+  // bpftrace's rule: the key's text form, a tuple's parentheses dropped, every space removed
+  // (so @[1, "a b"] is "1,ab").
+  std::string s = format_value(key, p);
+  if (key.is_tuple())
+    s = s.substr(1, s.size() - 2);
+  s.erase(std::remove(s.begin(), s.end(), ' '), s.end());
   return s;
 }
 
@@ -158,7 +204,7 @@ std::string json_buckets(const Type &t, const std::vector<uint64_t> &buckets, ui
       min = std::to_string(lo);
       max = std::to_string(std::min(lo + t.lhist_step, t.lhist_max) - 1);
     }
-    out += i == first ? "{" : ", {";
+    out += i == first ? "{" : ",{";
     if (!min.empty())
       out += "\"min\": " + min + ", ";
     if (!max.empty())
@@ -198,7 +244,7 @@ std::string json_map(MapSnapshot &snap, uint64_t top, uint64_t div) {
     });
   } else if (d.value.kind == TypeKind::Avg) {
     type = "stats";
-    body = entries(snap, [&](const MapEntry &e) { return entry_number(d, e, div); });
+    body = entries(snap, [&](const MapEntry &e) { return json_number(entry_number(d, e, div)); });
   } else {
     type = "map";
     body = entries(snap, [&](const MapEntry &e) {
@@ -208,7 +254,7 @@ std::string json_map(MapSnapshot &snap, uint64_t top, uint64_t div) {
       case TypeKind::Min:
       case TypeKind::Max:
       case TypeKind::Int:
-        return entry_number(d, e, div);
+        return json_number(entry_number(d, e, div));
       default:
         return json_value(d.value, e.value.data());
       }

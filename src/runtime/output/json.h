@@ -17,10 +17,16 @@ namespace rbt::output {
 // are not valid UTF-8 become \u00XX (read as Latin-1), so every line stays valid JSON.
 std::string json_string(std::string_view s);
 
-// A value laid out as `type`: integers as numbers, booleans, strings, tuples as arrays.
+// A decimal integer as a JSON number, or as a string when a double cannot hold it exactly.
+std::string json_number(const std::string &decimal);
+
+// A value laid out as `type`: integers as numbers, booleans, strings, tuples and arrays as
+// arrays, stacks as arrays of frames, buffers as arrays of byte values, and symbols,
+// timestamps and addresses as their text.
 std::string json_value(const Type &type, const uint8_t *bytes);
 
-// The object key of a map entry: the key's text, tuple elements joined by ",".
+// The object key of a map entry: the key's text, tuple elements joined by "," and spaces
+// removed (bpftrace's keys).
 std::string json_key(const Type &key, const uint8_t *bytes);
 
 // Histogram buckets from the first to the last non-empty one:

@@ -32,6 +32,15 @@ std::string format_printf(const ParsedFormat &format, const Type &args, const ui
     case 's':
       out += c_format(flags + "s", (t.is_string() ? load_string(t, p) : format_value(t, p)).c_str());
       break;
+    case 'r': {
+      std::string_view b = buffer_bytes(t, p);
+      HexMode mode = piece.buffer_mode == 'x'   ? HexMode::AllEscaped
+                     : piece.buffer_mode == 'h' ? HexMode::Spaced
+                                                : HexMode::Escaped;
+      out += c_format(flags + "s",
+                      hex_bytes(reinterpret_cast<const uint8_t *>(b.data()), b.size(), mode).c_str());
+      break;
+    }
     case 'c':
       out += c_format(flags + "c", static_cast<int>(load_int(t, p)));
       break;

@@ -146,8 +146,10 @@ void TextWriter::attached_probes(size_t count) {
     fprintf(stderr, "Attached %zu probe%s\n", count, count == 1 ? "" : "s");
 }
 
-void TextWriter::message(MessageKind, const std::string &text) {
+void TextWriter::message(MessageKind kind, const std::string &text) {
   fwrite(text.data(), 1, text.size(), out_);
+  if (kind == MessageKind::Join)  // a line of its own in text; bare text in JSON's "data"
+    fputc('\n', out_);
 }
 
 void TextWriter::value(const Type &type, const uint8_t *bytes) {

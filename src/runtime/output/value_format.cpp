@@ -1,5 +1,8 @@
 #include "value_format.h"
 
+#include <arpa/inet.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -43,9 +46,44 @@ std::vector<std::string> stack_frames(const Type &type, const uint8_t *bytes) {
 
 namespace {
 SymbolName g_symbol_name;
+TimestampText g_timestamp_text;
 }  // namespace
 
 void set_symbol_name(SymbolName name) { g_symbol_name = std::move(name); }
+void set_timestamp_text(TimestampText text) { g_timestamp_text = std::move(text); }
+
+std::string hex_bytes(const uint8_t *p, size_t size, HexMode mode) {
+  std::string out;
+  char buf[8];
+  for (size_t i = 0; i < size; i++) {
+    if (mode == HexMode::Escaped && p[i] >= 32 && p[i] <= 126) {
+      out += static_cast<char>(p[i]);
+    } else if (mode == HexMode::Spaced) {
+      snprintf(buf, sizeof(buf), i + 1 == size ? "%02x" : "%02x ", p[i]);
+      out += buf;
+    } else {
+      snprintf(buf, sizeof(buf), "\\x%02x", p[i]);
+      out += buf;
+    }
+  }
+  return out;
+}
+
+std::string_view buffer_bytes(const Type &t, const uint8_t *p) {
+  uint32_t length;
+  memcpy(&length, p, 4);
+  return {reinterpret_cast<const char *>(p + 4), std::min<size_t>(length, t.size - 4)};
+}
+
+std::string inet_text(const uint8_t *p) {
+  uint64_t family;
+  memcpy(&family, p, 8);
+  char text[INET6_ADDRSTRLEN] = "";
+  if (family != AF_INET && family != AF_INET6)
+    return {};
+  inet_ntop(static_cast<int>(family), p + 8, text, sizeof(text));
+  return text;
+}
 
 std::string format_value(const Type &t, const uint8_t *p) {
   switch (t.kind) {
@@ -65,6 +103,25 @@ std::string format_value(const Type &t, const uint8_t *p) {
     for (auto &frame : stack_frames(t, p))
       s += (t.stack_mode == StackMode::Perf ? "" : "        ") + frame + "\n";
     return s;
+  }
+  case TypeKind::Buffer: {
+    std::string_view b = buffer_bytes(t, p);
+    return hex_bytes(reinterpret_cast<const uint8_t *>(b.data()), b.size());
+  }
+  case TypeKind::Timestamp: {
+    uint64_t format, nsecs;
+    memcpy(&format, p, 8);
+    memcpy(&nsecs, p + 8, 8);
+    return g_timestamp_text ? g_timestamp_text(format, nsecs) : std::to_string(nsecs);
+  }
+  case TypeKind::Inet:
+    return inet_text(p);
+  case TypeKind::Array: {
+    // Arrays print unspaced, tuples spaced, as bpftrace.
+    std::string s = "[";
+    for (uint32_t i = 0; i < t.count; i++)
+      s += (i ? "," : "") + format_value(t.elems[0], p + i * t.elems[0].size);
+    return s + "]";
   }
   case TypeKind::Bool:
     return load_int(t, p) ? "true" : "false";

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "types.h"
@@ -21,6 +22,20 @@ std::vector<std::string> stack_frames(const Type &type, const uint8_t *bytes);
 // ksym/usym values: the symbol an address falls in ("vfs_read+5"), installed likewise.
 using SymbolName = std::function<std::string(bool user, uint64_t addr, uint64_t pid)>;
 void set_symbol_name(SymbolName name);
+// strftime() values: the text of (format index, nanoseconds of nsecs' clock), installed by
+// the session, which holds the manifest's formats.
+using TimestampText = std::function<std::string(uint64_t format, uint64_t nsecs)>;
+void set_timestamp_text(TimestampText text);
+
+// Bytes as bpftrace prints buffers: printable ASCII kept and the rest as \xNN (%r, and buf
+// values); every byte as \xNN (%rx); or "0a fe" (%rh).
+enum class HexMode { Escaped, AllEscaped, Spaced };
+std::string hex_bytes(const uint8_t *bytes, size_t size, HexMode mode = HexMode::Escaped);
+// The bytes a buffer value holds (its length, at most its room).
+std::string_view buffer_bytes(const Type &type, const uint8_t *bytes);
+// inet_ntop of an ntop() value; empty for an unknown family, as bpftrace.
+std::string inet_text(const uint8_t *bytes);
+
 int64_t load_int(const Type &type, const uint8_t *bytes);  // sign- or zero-extended
 std::string load_string(const Type &type, const uint8_t *bytes);
 

@@ -16,21 +16,21 @@
 namespace rbt::output {
 
 // What a piece of free text is; JSON names it in "type", text ignores it.
-enum class MessageKind { Printf, Time, Cat, Syscall };
+enum class MessageKind { Printf, Time, Cat, Syscall, Join };
 
-// The JSON "type" of a message: "printf", "time", "cat", "syscall".
+// The JSON "type" of a message: "printf", "time", "cat", "syscall", "join".
 const char *message_kind_name(MessageKind kind);
 
 class Writer {
 public:
   explicit Writer(std::FILE *out) : out_(out) {}
-  virtual ~Writer() = default;
+  virtual ~Writer() { write_held(release()); }
   Writer(const Writer &) = delete;
   Writer &operator=(const Writer &) = delete;
 
   // After attaching: text prints "Attached N probes" on stderr, JSON an attached_probes line.
   virtual void attached_probes(size_t count) = 0;
-  // printf, time, cat and system output.
+  // printf, time, cat, system and join output (join's text comes without its newline).
   virtual void message(MessageKind kind, const std::string &text) = 0;
   // print(value) of an integer, string or tuple laid out as `type`.
   virtual void value(const Type &type, const uint8_t *bytes) = 0;
@@ -42,8 +42,21 @@ public:
 
   void flush() { fflush(out_); }
 
+  // Output written between hold() and release() is kept in memory; release() returns to the
+  // real output and hands back what was held, for the caller to write with write_held().
+  // BEGIN runs before the probes attach, but its output follows the attached-probes line, as
+  // in bpftrace.
+  void hold();
+  std::string release();
+  void write_held(const std::string &text);
+
 protected:
   std::FILE *out_;
+
+private:
+  std::FILE *real_out_ = nullptr;  // while holding
+  char *held_ = nullptr;
+  size_t held_size_ = 0;
 };
 
 // A writer for `format` on `out`; `quiet` (-q) drops the attached-probes output.
