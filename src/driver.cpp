@@ -74,6 +74,7 @@ int run_driver(const Options &options) {
   cg.keep_ir = options.wants_dump("ir") || options.wants_dump("ir-opt");
   cg.keep_asm = options.wants_dump("asm");
   cg.filter_pid = options.pid > 0;
+  cg.cpu = MachineTypes::bpf_cpu();
   auto object = codegen::compile(*program, sema, cg);
   if (!object)
     return fail(object.error(), options.verbose);

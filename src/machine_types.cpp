@@ -1,5 +1,9 @@
 #include "machine_types.h"
 
+#include <sys/utsname.h>
+
+#include <cstdio>
+
 #include "probe_expansion.h"
 #include "tracepoint_format.h"
 
@@ -25,6 +29,15 @@ sema::Environment MachineTypes::environment(const Options &options) {
   env.tracepoint_format = [this](const ProbeDesc &p) { return tracepoint_format(p); };
   env.kernel_struct = [this](const std::string &name) { return kernel_.find_struct(name); };
   return env;
+}
+
+std::string MachineTypes::bpf_cpu() {
+  utsname u{};
+  int major = 0, minor = 0;
+  if (uname(&u) == 0 && std::sscanf(u.release, "%d.%d", &major, &minor) == 2 &&
+      (major > 6 || (major == 6 && minor >= 6)))
+    return "v4";
+  return "v3";
 }
 
 }  // namespace rbt

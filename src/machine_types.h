@@ -17,6 +17,8 @@ class MachineTypes {
 public:
   // The environment for `options`; valid while this object lives.
   sema::Environment environment(const Options &options);
+  // The newest BPF instruction set the running kernel takes ("v4" from Linux 6.6, else "v3").
+  static std::string bpf_cpu();
 
 private:
   const RecordLayout *tracepoint_format(const ProbeDesc &probe);

@@ -126,8 +126,12 @@ struct Manifest {
   std::string config_name = "rbt_config";
   // The per-CPU scratch map of values too large for the BPF stack (when a probe needs one).
   std::string scratch_name = "scratch";
-  bool print_maps_on_exit = true;  // config = { print_maps_on_exit = false }  // pids whose memory map user space has captured
+  bool print_maps_on_exit = true;  // config = { print_maps_on_exit = false }
   std::string ringbuf_name = "events";
+  // A u64 in the object's .bss (a memory-mapped array user space reads without a syscall):
+  // events the ring buffer had no room for, as the sum of bpf_ringbuf_output's -EAGAIN
+  // results (adding the result needs no extra instruction to make a 1). Empty: no events.
+  std::string lost_events_name;
 };
 
 }  // namespace rbt

@@ -24,7 +24,7 @@ std::string print_module(const llvm::Module &module) {
 
 Result<CompiledObject> compile(const ast::Program &program, const sema::SemaInfo &sema,
                                const CodegenOptions &options) {
-  auto tm = create_bpf_target_machine();
+  auto tm = create_bpf_target_machine(options.cpu);
   if (!tm)
     return tm.error();
 

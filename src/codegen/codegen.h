@@ -17,6 +17,9 @@ struct CodegenOptions {
   bool keep_asm = false;     // fill CompiledObject::asm_text
   // -p: every probe but BEGIN/END ignores other processes (the pid is in RuntimeConfig).
   bool filter_pid = false;
+  // The BPF instruction set: "v4" (Linux 6.6+) stores immediates straight to memory, one
+  // instruction where v3 needs two; the driver picks it when the kernel has it.
+  std::string cpu = "v3";
 };
 
 struct CompiledObject {

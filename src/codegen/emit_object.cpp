@@ -19,7 +19,7 @@ void LLVMInitializeBPFAsmParser();  // for the inline assembly of log2_bucket
 
 namespace rbt::codegen {
 
-Result<std::unique_ptr<llvm::TargetMachine>> create_bpf_target_machine() {
+Result<std::unique_ptr<llvm::TargetMachine>> create_bpf_target_machine(const std::string &cpu) {
   // Only the BPF target is linked in; initialising all targets would cost start-up time.
   static std::once_flag once;
   std::call_once(once, [] {
@@ -34,9 +34,9 @@ Result<std::unique_ptr<llvm::TargetMachine>> create_bpf_target_machine() {
   if (!target)
     return make_error("creating the BPF back end", error);
   llvm::TargetOptions opts;
-  // cpu v3: 32-bit sub-registers and jmp32, available since Linux 5.1.
+  // cpu v3 at least: 32-bit sub-registers and jmp32, available since Linux 5.1.
   std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
-      triple, "v3", "", opts, std::nullopt, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+      triple, cpu, "", opts, std::nullopt, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
   if (!tm)
     return make_error("creating the BPF back end", "LLVM could not create a BPF target machine");
   return tm;

@@ -12,7 +12,7 @@
 
 namespace rbt::codegen {
 
-Result<std::unique_ptr<llvm::TargetMachine>> create_bpf_target_machine();
+Result<std::unique_ptr<llvm::TargetMachine>> create_bpf_target_machine(const std::string &cpu);
 void optimize(llvm::Module &module, llvm::TargetMachine &tm);
 Result<std::vector<char>> emit(llvm::Module &module, llvm::TargetMachine &tm, bool assembly);
 

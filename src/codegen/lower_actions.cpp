@@ -38,7 +38,7 @@ llvm::Value *Lowering::lower_print(const Call &call) {
   llvm::Value *div = call.args.size() > 2 ? lower_expr(*call.args[2]) : b_.getInt64(1);
   b_.store_int(b_.byte_ptr(event, 8 + layout.offsets[0]), top, 8);
   b_.store_int(b_.byte_ptr(event, 8 + layout.offsets[1]), div, 8);
-  b_.ringbuf_output(resources_.ringbuf(), event, 8 + layout.size);
+  send_event(event, 8 + layout.size);
   return nullptr;
 }
 
@@ -111,7 +111,7 @@ llvm::Value *Lowering::lower_join(const Call &call) {
     b_.probe_read_str(b_.byte_ptr(event, 8 + i * kJoinArgSize), kJoinArgSize,
                       b_.CreateLoad(b_.getInt64Ty(), arg), user);
   }
-  b_.ringbuf_output(resources_.ringbuf(), event, size);
+  send_event(event, size);
   return nullptr;
 }
 

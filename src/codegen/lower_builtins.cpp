@@ -126,7 +126,22 @@ void Lowering::emit_event(uint64_t id, const std::vector<const Expr *> &args, co
   b_.CreateStore(b_.getInt64(id), event);
   for (size_t i = 0; i < args.size(); i++)
     store_value(b_.byte_ptr(event, 8 + layout.offsets[i]), layout.elems[i], *args[i]);
-  b_.ringbuf_output(resources_.ringbuf(), event, 8 + layout.size);
+  send_event(event, 8 + layout.size);
+}
+
+void Lowering::send_event(llvm::Value *event, uint64_t size) {
+  llvm::Value *rc = b_.ringbuf_output(resources_.ringbuf(), event, size);
+  // A full ring buffer drops the event and returns -EAGAIN (its only error with flags 0); the
+  // counter adds that result as it is, so a loss costs no instruction to make a 1 and a
+  // delivered event costs one branch (Manifest::lost_events_name).
+  auto *lost = new_block("event_lost");
+  auto *done = new_block("event_sent");
+  b_.CreateCondBr(b_.CreateICmpEQ(rc, b_.getInt64(0)), done, lost);
+  b_.SetInsertPoint(lost);
+  b_.CreateAtomicRMW(llvm::AtomicRMWInst::Add, resources_.lost_events(module_), rc,
+                     llvm::Align(8), llvm::AtomicOrdering::Monotonic);
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
 }
 
 llvm::Value *Lowering::lower_printf(const Call &call) {
@@ -202,7 +217,7 @@ void Lowering::announce_process(llvm::Value *pid) {
   llvm::Value *event = b_.stack_slot(16, "new_process_event");
   b_.CreateStore(b_.getInt64(static_cast<uint64_t>(EventId::NewProcess)), event);
   b_.CreateStore(pid, b_.byte_ptr(event, 8));
-  b_.ringbuf_output(resources_.ringbuf(), event, 16);
+  send_event(event, 16);
   b_.CreateBr(done);
   b_.SetInsertPoint(done);
 }
@@ -348,7 +363,7 @@ llvm::Value *Lowering::lower_exit(const Call &call) {
   b_.CreateStore(b_.getInt64(static_cast<uint64_t>(EventId::Exit)), event);
   b_.CreateStore(call.args.empty() ? b_.getInt64(0) : lower_expr(*call.args[0]),
                  b_.byte_ptr(event, 8));
-  b_.ringbuf_output(resources_.ringbuf(), event, 16);
+  send_event(event, 16);
   // Like bpftrace, nothing after exit() in this action runs.
   lower_return();
   return nullptr;

@@ -101,6 +101,8 @@ private:
   void announce_process(llvm::Value *pid);
 
   // Events
+  // Writes `size` bytes at `event` to the ring buffer, counting it as lost when there is no room.
+  void send_event(llvm::Value *event, uint64_t size);
   void emit_event(uint64_t id, const std::vector<const ast::Expr *> &args, const Type &layout);
   // Registers `action` with a payload of `args` (in their storage types) and sends its event
   // (lower_actions.cpp).

@@ -38,6 +38,19 @@ llvm::GlobalVariable *Resources::stack_map(bool user, uint32_t depth) {
   return it->second;
 }
 
+llvm::GlobalVariable *Resources::lost_events(llvm::Module &module) {
+  if (!lost_events_) {
+    manifest_.lost_events_name = "rbt_lost_events";
+    auto *i64 = llvm::Type::getInt64Ty(module.getContext());
+    lost_events_ = new llvm::GlobalVariable(module, i64, false, llvm::GlobalValue::ExternalLinkage,
+                                            llvm::ConstantInt::get(i64, 0),
+                                            manifest_.lost_events_name);
+    lost_events_->setSection(".bss");
+    lost_events_->setAlignment(llvm::Align(8));
+  }
+  return lost_events_;
+}
+
 llvm::GlobalVariable *Resources::seen_pids() {
   if (!seen_pids_)
     seen_pids_ = debug_info_.define_map(manifest_.seen_pids_name, BPF_MAP_TYPE_HASH, 16384, 8, 1);

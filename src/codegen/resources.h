@@ -27,6 +27,8 @@ public:
   llvm::GlobalVariable *map_global(const std::string &name) { return map_globals_.at(name); }
   const MapDesc &map_desc(const std::string &name) const;
   llvm::GlobalVariable *ringbuf() { return ringbuf_; }
+  // The lost-events counter (Manifest::lost_events_name), made on first use.
+  llvm::GlobalVariable *lost_events(llvm::Module &module);
   // The stack trace map for kernel or user stacks of `depth` frames, made on first use.
   llvm::GlobalVariable *stack_map(bool user, uint32_t depth);
   // pid → 1 for processes whose memory map user space was told to capture (ustack).
@@ -58,6 +60,7 @@ private:
   std::map<std::string, llvm::GlobalVariable *> map_globals_;
   std::map<std::string, size_t> map_index_;
   llvm::GlobalVariable *ringbuf_ = nullptr;
+  llvm::GlobalVariable *lost_events_ = nullptr;
   llvm::GlobalVariable *seen_pids_ = nullptr;
   llvm::GlobalVariable *config_ = nullptr;
   llvm::GlobalVariable *scratch_ = nullptr;  // the placeholder until finish_scratch()

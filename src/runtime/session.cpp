@@ -12,6 +12,7 @@
 #include <cstdarg>
 #include <cstring>
 
+#include "lost_events.h"
 #include "maps.h"
 #include "output/value_format.h"
 #include "output/timestamp.h"
@@ -107,6 +108,7 @@ Session::~Session() {
 void Session::detach() {
   links_.clear();
   events_.reset();
+  lost_.reset();  // points into the object's .bss mapping
   output::set_stack_frames(nullptr);
   output::set_symbol_name(nullptr);
   output::set_timestamp_text(nullptr);
@@ -167,6 +169,7 @@ Status Session::load(const std::vector<char> &elf) {
   for (auto &desc : manifest_.maps)
     maps.push_back(bpf_object__find_map_by_name(obj_, desc.bpf_name.c_str()));
   events_ = std::make_unique<EventReader>(manifest_, *writer_, std::move(maps));
+  lost_ = std::make_unique<LostEvents>(obj_, manifest_);
   stacks_ = std::make_unique<StackPrinter>(manifest_, obj_);
   write_config();
   events_->on_new_process = [this](pid_t pid) { stacks_->capture_process(pid); };
@@ -236,7 +239,7 @@ Status Session::run_special(ProbeKind kind) {
     if (auto s = run_special_probe(p, program_for(p)); !s)
       return s;
   }
-  events_->drain();
+  drain_events();
   writer_->flush();
   return Ok{};
 }
@@ -287,6 +290,12 @@ void Session::announce() {
   writer_->write_held(begin_output);
   if (options_.attach_marker)
     fprintf(stderr, "__rbt_attached__\n");
+}
+
+void Session::drain_events() {
+  events_->drain();
+  if (uint64_t n = lost_ ? lost_->take_new() : 0)
+    writer_->lost_events(n);
 }
 
 Status Session::run() {
@@ -342,13 +351,13 @@ Status Session::run() {
           }
         }
       } else {
-        events_->drain();
+        drain_events();
         writer_->flush();
         stop = stop || events_->exit_requested();
       }
     }
   }
-  events_->drain();
+  drain_events();
   writer_->flush();
   close(ep);
   close(sfd);

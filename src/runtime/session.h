@@ -66,6 +66,8 @@ private:
   bpf_object *obj_ = nullptr;
   std::vector<Link> links_;
   std::unique_ptr<EventReader> events_;
+  std::unique_ptr<class LostEvents> lost_;
+  void drain_events();  // reads the ring buffer, then reports events it dropped
   std::unique_ptr<class StackPrinter> stacks_;
   std::unique_ptr<ruby::RubyStacks> ruby_;  // rstack: null when the script does not use it
   ChildProcess child_;

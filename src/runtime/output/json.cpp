@@ -273,6 +273,10 @@ void JsonWriter::attached_probes(size_t count) {
     line(json_object("attached_probes", "{\"probes\": " + std::to_string(count) + "}"));
 }
 
+void JsonWriter::lost_events(uint64_t count) {
+  line(json_object("lost_events", "{\"events\": " + std::to_string(count) + "}"));
+}
+
 void JsonWriter::message(MessageKind kind, const std::string &text) {
   line(json_object(message_kind_name(kind), json_string(text)));
 }

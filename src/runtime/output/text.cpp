@@ -167,4 +167,8 @@ void TextWriter::map(MapSnapshot &snapshot, uint64_t top, uint64_t div) {
 
 void TextWriter::exit_maps_begin() { fputs("\n\n", out_); }
 
+void TextWriter::lost_events(uint64_t count) {
+  fprintf(stderr, "Lost %llu events\n", static_cast<unsigned long long>(count));
+}
+
 }  // namespace rbt::output

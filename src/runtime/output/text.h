@@ -45,6 +45,7 @@ public:
   void value(const Type &type, const uint8_t *bytes) override;
   void map(runtime::MapSnapshot &snapshot, uint64_t top, uint64_t div) override;
   void exit_maps_begin() override;
+  void lost_events(uint64_t count) override;
 
 private:
   bool quiet_;

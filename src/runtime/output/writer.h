@@ -37,6 +37,8 @@ public:
   // print(@m, top, div) and the maps at exit: sorts the entries, keeps the last `top`
   // (0 = all) and divides values by `div` (1 = unchanged).
   virtual void map(runtime::MapSnapshot &snapshot, uint64_t top, uint64_t div) = 0;
+  // Events the ring buffer dropped since the last report (text: "Lost N events" on stderr).
+  virtual void lost_events(uint64_t count) = 0;
   // Before the maps printed at exit (text: two empty lines, as bpftrace).
   virtual void exit_maps_begin() = 0;
 
