@@ -65,7 +65,9 @@ bool compile_once(const std::string &name, const std::string &text, Times &t) {
     return false;
   }
   start = Clock::now();
-  auto object = rbt::codegen::compile(*program, info, {});
+  rbt::codegen::CodegenOptions options_cg;
+  options_cg.cpu = rbt::MachineTypes::bpf_cpu();  // as the driver does
+  auto object = rbt::codegen::compile(*program, info, options_cg);
   t.codegen = ms_since(start);
   if (!object) {
     std::cerr << "compile_bench: " << object.error().what << ": " << object.error().why << "\n";
