@@ -65,6 +65,8 @@ llvm::Value *Lowering::lower_expr(const Expr &expr) {
     return lower_field_access(static_cast<const FieldAccess &>(expr));
   case NodeKind::Cast:
     return lower_cast(static_cast<const Cast &>(expr));
+  case NodeKind::TypeQuery:
+    return b_.getInt64(sema_.constants.at(&expr));  // sizeof/offsetof: computed by the checker
   default:
     break;
   }

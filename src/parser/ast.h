@@ -26,6 +26,7 @@ enum class NodeKind : uint8_t {
   FieldAccess,
   Cast,
   Positional,
+  TypeQuery,
   // Statements
   ExprStmt,
   AssignMap,
@@ -164,6 +165,20 @@ struct Cast : Expr {
   Expr *operand;
 };
 
+// `sizeof(expr)`, `sizeof(type)` and `offsetof(struct S, field)`: constants the checker
+// computes (SemaInfo::constants). `operand` is set for sizeof(expr), `type_name` otherwise.
+struct TypeQuery : Expr {
+  static constexpr NodeKind Kind = NodeKind::TypeQuery;
+  TypeQuery(SourceRange r, Expr *operand, std::string type_name, bool is_struct,
+            std::string field)
+      : Expr(Kind, r), operand(operand), type_name(std::move(type_name)), is_struct(is_struct),
+        field(std::move(field)) {}
+  Expr *operand;
+  std::string type_name;  // "uint32", or a struct's name
+  bool is_struct;
+  std::string field;  // offsetof: the field; empty for sizeof
+};
+
 // `$1`..`$N` (index >= 1) or `$#` (index 0): the script's command-line arguments.
 struct Positional : Expr {
   static constexpr NodeKind Kind = NodeKind::Positional;
@@ -267,12 +282,22 @@ struct ConfigItem {
   Expr *value;
 };
 
+// A C struct definition at the top of a script, kept as its text (sema/c_struct.cpp lays it
+// out).
+struct CStructDef {
+  SourceRange range;
+  std::string text;
+};
+
 struct Program : Node {
   static constexpr NodeKind Kind = NodeKind::Program;
-  Program(SourceRange r, std::vector<Probe *> probes, std::vector<ConfigItem> config = {})
-      : Node(Kind, r), probes(std::move(probes)), config(std::move(config)) {}
+  Program(SourceRange r, std::vector<Probe *> probes, std::vector<ConfigItem> config = {},
+          std::vector<CStructDef> structs = {})
+      : Node(Kind, r), probes(std::move(probes)), config(std::move(config)),
+        structs(std::move(structs)) {}
   std::vector<Probe *> probes;
   std::vector<ConfigItem> config;
+  std::vector<CStructDef> structs;
 };
 
 }  // namespace rbt::ast

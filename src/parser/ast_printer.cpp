@@ -55,6 +55,11 @@ private:
       return "cast " + std::string(c.is_struct ? "struct " : "") + c.type_name +
              (c.is_pointer ? " *" : "");
     }
+    case NodeKind::TypeQuery: {
+      auto &q = static_cast<const TypeQuery &>(n);
+      std::string what = q.operand ? "" : (q.is_struct ? "struct " : "") + q.type_name;
+      return q.field.empty() ? "sizeof " + what : "offsetof " + what + ", " + q.field;
+    }
     case NodeKind::Positional: {
       unsigned i = static_cast<const Positional &>(n).index;
       return i ? "$" + std::to_string(i) : std::string("$#");
@@ -103,6 +108,10 @@ private:
     }
     case NodeKind::FieldAccess: return {static_cast<const FieldAccess &>(n).base};
     case NodeKind::Cast: return {static_cast<const Cast &>(n).operand};
+    case NodeKind::TypeQuery: {
+      auto &q = static_cast<const TypeQuery &>(n);
+      return q.operand ? std::vector<const Node *>{q.operand} : std::vector<const Node *>{};
+    }
     case NodeKind::For: {
       auto &f = static_cast<const For &>(n);
       return {f.var, f.lo, f.hi, f.body};

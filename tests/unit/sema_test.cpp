@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "test_helpers.h"
 
 using rbt::test::Checked;
@@ -102,4 +104,34 @@ TEST(Sema, byte_valued_builtins) {
             "printf: %rh expects a buffer (buf()), not int64");
   EXPECT_EQ(first_error(Checked("BEGIN { join(1, comm); }")),
             "join()'s separator must be a string literal");
+}
+
+// C struct definitions are laid out as C does (x86-64 / BPF ABI), checked against gcc:
+// sizeof 56, name 4, in 16, big 32, tags 40, next 48.
+TEST(Sema, c_struct_definitions_lay_out_as_c) {
+  Checked c("struct inner { short s; long v; };\n"
+            "struct node { int id; char name[12]; struct inner in; unsigned long long big;\n"
+            "  unsigned short tags[3]; struct node *next; };\n"
+            "BEGIN { @[0] = sizeof(struct node); @[1] = offsetof(struct node, name);\n"
+            "  @[2] = offsetof(struct node, in); @[3] = offsetof(struct node, big);\n"
+            "  @[4] = offsetof(struct node, tags); @[5] = offsetof(struct node, next);\n"
+            "  @[6] = sizeof(uint16); @[7] = sizeof(comm); }");
+  ASSERT_TRUE(c.ok) << c.errors();
+  const auto &node = *c.info.script_structs.at("node");
+  EXPECT_EQ(node.size, 56u);
+  EXPECT_EQ(node.find("in")->offset, 16u);
+  EXPECT_EQ(node.find("next")->pointee->size, 56u);  // a pointer to the struct being defined
+  std::vector<uint64_t> values;
+  for (auto &[node_ptr, v] : c.info.constants)
+    values.push_back(v);
+  std::sort(values.begin(), values.end());
+  EXPECT_EQ(values, (std::vector<uint64_t>{2, 4, 16, 16, 32, 40, 48, 56}));
+}
+
+TEST(Sema, c_struct_errors_name_the_field) {
+  EXPECT_EQ(first_error(Checked("struct a { int x; struct nope y; };\nBEGIN { }")),
+            "unknown type 'struct nope' of field 'y' in struct a");
+  EXPECT_EQ(first_error(Checked("struct a { int x[n]; };\nBEGIN { }")),
+            "an array in struct a needs a constant size");
+  EXPECT_EQ(first_error(Checked("BEGIN { @ = offsetof(struct nope, x); }")), "unknown struct 'nope'");
 }

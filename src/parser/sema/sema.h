@@ -55,6 +55,10 @@ struct SemaInfo {
   ScriptConfig config;
   std::vector<Diagnostic> attach_errors;  // attach points that did not parse or expand
   std::map<std::string, const RecordLayout *> records;  // tracepoint `args` records by name
+  // sizeof/offsetof: their values.
+  std::unordered_map<const ast::Node *, uint64_t> constants;
+  // Structs the script defines (`struct foo { ... }`), before the kernel's of the same name.
+  std::map<std::string, std::shared_ptr<RecordLayout>> script_structs;
   std::unordered_map<const ast::Node *, const FieldLayout *> fields;  // FieldAccess → field
   // str() calls and casts: whether the address they read is in user space.
   std::unordered_map<const ast::Node *, bool> user_space;

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cassert>
 
+#include "c_struct.h"
 #include "probe_spec.h"
 #include "type_checker.h"
 
@@ -466,6 +467,9 @@ Type TypeChecker::check_expr(const Expr &expr) {
   case NodeKind::Cast:
     t = check_cast(static_cast<const Cast &>(expr));
     break;
+  case NodeKind::TypeQuery:
+    t = check_type_query(static_cast<const TypeQuery &>(expr));
+    break;
   default:
     assert(false && "not an expression");
   }
@@ -536,7 +540,13 @@ bool TypeChecker::probe_reads_user_space() const {
 const RecordLayout *TypeChecker::record_layout(const Type &record) {
   if (auto it = info_.records.find(record.record); it != info_.records.end())
     return it->second;
-  return env_.kernel_struct ? env_.kernel_struct(record.record) : nullptr;
+  return find_struct(record.record);
+}
+
+const RecordLayout *TypeChecker::find_struct(const std::string &name) const {
+  if (auto it = info_.script_structs.find(name); it != info_.script_structs.end())
+    return it->second.get();
+  return env_.kernel_struct ? env_.kernel_struct(name) : nullptr;
 }
 
 Type TypeChecker::check_field_access(const FieldAccess &fa) {
@@ -605,7 +615,7 @@ Type TypeChecker::check_cast(const Cast &cast) {
   info_.user_space[&cast] = user;
   Type target;
   if (cast.is_struct) {
-    const RecordLayout *layout = env_.kernel_struct ? env_.kernel_struct(cast.type_name) : nullptr;
+    const RecordLayout *layout = find_struct(cast.type_name);
     if (!layout) {
       diags_.error(cast.range, "unknown struct '" + cast.type_name + "'");
       return Type::none();
@@ -618,6 +628,42 @@ Type TypeChecker::check_cast(const Cast &cast) {
     target = Type::integer(std::stoi(cast.type_name.substr(cast.type_name[0] == 'u' ? 4 : 3)),
                            cast.type_name[0] != 'u');
   return cast.is_pointer ? Type::pointer(target, user) : target;
+}
+
+// sizeof(x) is the bytes x takes in rbt (a string its buffer, an int its width); sizeof and
+// offsetof of structs come from their layout (the script's or BTF's), as in C.
+Type TypeChecker::check_type_query(const TypeQuery &q) {
+  uint64_t value = 0;
+  if (q.operand) {
+    Type t = check_expr(*q.operand);
+    if (t.is_none())
+      return t;
+    if (t.is_record()) {
+      const RecordLayout *layout = record_layout(t);
+      value = layout ? layout->size : t.size;
+    } else {
+      value = t.size;
+    }
+  } else if (!q.is_struct) {
+    value = q.type_name == "bool" ? 1 : std::stoi(q.type_name.substr(q.type_name[0] == 'u' ? 4 : 3)) / 8;
+  } else {
+    const RecordLayout *layout = find_struct(q.type_name);
+    if (!layout) {
+      diags_.error(q.range, "unknown struct '" + q.type_name + "'");
+      return Type::none();
+    }
+    value = layout->size;
+    if (!q.field.empty()) {
+      const FieldLayout *field = layout->find(q.field);
+      if (!field) {
+        diags_.error(q.range, "struct " + q.type_name + " has no field '" + q.field + "'");
+        return Type::none();
+      }
+      value = field->offset;
+    }
+  }
+  info_.constants[&q] = value;
+  return Type::integer(64, false);
 }
 
 Type TypeChecker::check_binary(const Binary &bin) {
@@ -709,6 +755,17 @@ Type TypeChecker::check_builtin_var(const Builtin &node) {
 
 bool analyse(const Program &program, DiagnosticEngine &diags, SemaInfo &info,
              const Environment &env) {
+  for (const CStructDef &def : program.structs) {
+    auto layout = parse_c_struct(def.text, [&](const std::string &name) -> const RecordLayout * {
+      if (auto it = info.script_structs.find(name); it != info.script_structs.end())
+        return it->second.get();
+      return env.kernel_struct ? env.kernel_struct(name) : nullptr;
+    });
+    if (!layout)
+      diags.error(def.range, layout.error().why);
+    else
+      info.script_structs[(*layout)->name] = *layout;
+  }
   // Iterate until map and variable types settle (a map may be read before the probe that
   // assigns it); only the last pass's diagnostics are reported.
   for (int pass = 0;; pass++) {

@@ -43,9 +43,12 @@ private:
   Type check_builtin_var(const ast::Builtin &node);
   Type check_field_access(const ast::FieldAccess &fa);
   Type check_cast(const ast::Cast &cast);
+  Type check_type_query(const ast::TypeQuery &query);
   Type check_stack_call(const ast::Call &call, StackKind kind);
   // The layout behind a Record type (a tracepoint's args or a kernel struct), or null.
   const RecordLayout *record_layout(const Type &record);
+  // A struct by name: the script's own definitions first, then the kernel's BTF.
+  const RecordLayout *find_struct(const std::string &name) const;
   // Whether addresses read in the current probe are in user space (uprobes, usdt, syscalls).
   bool probe_reads_user_space() const;
   void record_map(const ast::MapRef &map, const Type &key, const Type &value,
