@@ -75,6 +75,8 @@ int run_driver(const Options &options) {
   cg.keep_asm = options.wants_dump("asm");
   cg.filter_pid = options.pid > 0;
   cg.cpu = MachineTypes::bpf_cpu();
+  cg.warn_failed_reads = options.warn_failed_reads;
+  cg.source_name = options.program_name;
   auto object = codegen::compile(*program, sema, cg);
   if (!object)
     return fail(object.error(), options.verbose);

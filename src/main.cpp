@@ -27,6 +27,7 @@ options:
   -o FILE          write output to FILE instead of stdout
   -f text|json     output format (default text)
   -q               quiet: no "Attached N probes" banner
+  -k               warn when a probe_read helper fails (file:line:col: WARNING: ...)
   -v               verbose: libbpf messages and the verifier log on errors
   -l [PATTERN]     list probes matching PATTERN (with -v: tracepoint fields, USDT arguments)
   -d WHAT          dump a stage: ast, types, ir, ir-opt, asm, verifier (repeatable)
@@ -103,7 +104,7 @@ int main(int argc, char **argv) {
     case 'q': opts.quiet = true; break;
     case 'v': opts.verbose = true; break;
     case 'l': opts.list = true; break;
-    case 'k': break;  // runtime warnings for failed helper reads: accepted, not yet reported
+    case 'k': opts.warn_failed_reads = true; break;
     case kDryRun: opts.dry_run = true; break;
     case kEmitElf: opts.emit_elf = optarg; break;
     case kUnsafe: opts.unsafe = true; break;

@@ -101,6 +101,7 @@ enum class ActionKind : uint8_t {
   Cat,         // cat(fmt, ...): text: printf format of the path ("%s" for cat($p)); args: its values
   System,      // system(fmt, ...): text: printf format of the command; args: its values
   Join,        // join(argv[, sep]): text: the separator; args: kJoinArgs strings of kJoinArgSize
+  HelperError, // -k: text: "file:line:col: WARNING: Failed to HELPER"; args: (int64 error)
 };
 
 // join() reads this many strings of an array, each into this many bytes (bpftrace's limits).

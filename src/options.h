@@ -22,6 +22,7 @@ struct Options {
   std::string emit_elf;       // --emit-elf FILE
   bool dry_run = false;
   bool quiet = false;
+  bool warn_failed_reads = false;  // -k
   bool verbose = false;
   bool unsafe = false;
   bool list = false;          // -l

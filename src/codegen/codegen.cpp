@@ -50,6 +50,8 @@ Result<CompiledObject> compile(const ast::Program &program, const sema::SemaInfo
   Resources resources(debug_info, sema);
   Lowering lowering(module, debug_info, resources, sema);
   lowering.set_filter_pid(options.filter_pid);
+  if (options.warn_failed_reads)
+    lowering.warn_failed_reads(options.source_name);
   unsigned index = 0;
   for (const ast::Probe *probe : program.probes)
     for (const ProbeDesc &desc : sema.probes.at(probe))

@@ -72,20 +72,25 @@ llvm::Value *IRBuilderBPF::map_delete(llvm::Value *map, llvm::Value *key) {
 
 llvm::Value *IRBuilderBPF::probe_read(llvm::Value *dst, uint64_t size, llvm::Value *addr,
                                       bool user) {
-  return call_helper(user ? BPF_FUNC_probe_read_user : BPF_FUNC_probe_read_kernel, getInt64Ty(),
-                     {dst, getInt64(size), addr});
+  return probe_read(dst, getInt64(size), addr, user);
 }
 
 llvm::Value *IRBuilderBPF::probe_read(llvm::Value *dst, llvm::Value *size, llvm::Value *addr,
                                       bool user) {
-  return call_helper(user ? BPF_FUNC_probe_read_user : BPF_FUNC_probe_read_kernel, getInt64Ty(),
-                     {dst, size, addr});
+  llvm::Value *rc = call_helper(user ? BPF_FUNC_probe_read_user : BPF_FUNC_probe_read_kernel,
+                                getInt64Ty(), {dst, size, addr});
+  if (on_read_result)
+    on_read_result(user ? "probe_read_user" : "probe_read_kernel", rc);
+  return rc;
 }
 
 llvm::Value *IRBuilderBPF::probe_read_str(llvm::Value *dst, uint64_t size, llvm::Value *addr,
                                           bool user) {
-  return call_helper(user ? BPF_FUNC_probe_read_user_str : BPF_FUNC_probe_read_kernel_str,
-                     getInt64Ty(), {dst, getInt64(size), addr});
+  llvm::Value *rc = call_helper(user ? BPF_FUNC_probe_read_user_str : BPF_FUNC_probe_read_kernel_str,
+                                getInt64Ty(), {dst, getInt64(size), addr});
+  if (on_read_result)
+    on_read_result(user ? "probe_read_user_str" : "probe_read_kernel_str", rc);
+  return rc;
 }
 
 llvm::Value *IRBuilderBPF::ringbuf_output(llvm::Value *ringbuf, llvm::Value *data, uint64_t size) {

@@ -7,6 +7,7 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 
+#include <functional>
 #include <string_view>
 
 namespace rbt::codegen {
@@ -30,6 +31,9 @@ public:
   // space: user memory for uprobes and syscall arguments, kernel memory otherwise.
   llvm::Value *probe_read(llvm::Value *dst, uint64_t size, llvm::Value *addr, bool user);
   llvm::Value *probe_read_str(llvm::Value *dst, uint64_t size, llvm::Value *addr, bool user);
+  // -k: told of every read helper's result (its name, the value it returned) right after the
+  // call, to emit a warning when it failed. Unset: reads are not checked.
+  std::function<void(const char *helper, llvm::Value *rc)> on_read_result;
   // A read of a run-time size; the verifier must be able to bound `size` by dst's room.
   llvm::Value *probe_read(llvm::Value *dst, llvm::Value *size, llvm::Value *addr, bool user);
   llvm::Value *ringbuf_output(llvm::Value *ringbuf, llvm::Value *data, uint64_t size);

@@ -115,4 +115,29 @@ llvm::Value *Lowering::lower_join(const Call &call) {
   return nullptr;
 }
 
+void Lowering::warn_failed_reads(const std::string &source_name) {
+  b_.on_read_result = [this, source_name](const char *helper, llvm::Value *rc) {
+    // The place of the expression whose read this is (lower_expr keeps track).
+    std::string where = source_name;
+    if (lowering_)
+      where += ":" + std::to_string(lowering_->range.line) + ":" +
+               std::to_string(lowering_->range.col);
+    ActionDesc action;
+    action.kind = ActionKind::HelperError;
+    action.text = where + ": WARNING: Failed to " + helper;
+    action.args = Type::tuple({Type::integer(64, true)});
+    uint64_t id = resources_.add_action(std::move(action));
+    auto *failed = new_block("read_failed");
+    auto *done = new_block("read_done");
+    b_.CreateCondBr(b_.CreateICmpSLT(rc, b_.getInt64(0)), failed, done);
+    b_.SetInsertPoint(failed);
+    llvm::Value *event = b_.stack_slot(16, "read_error");
+    b_.CreateStore(b_.getInt64(id), event);
+    b_.CreateStore(rc, b_.byte_ptr(event, 8));
+    send_event(event, 16);
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
+  };
+}
+
 }  // namespace rbt::codegen

@@ -9,6 +9,12 @@ namespace rbt::codegen {
 using namespace ast;
 
 llvm::Value *Lowering::lower_expr(const Expr &expr) {
+  // The innermost expression being lowered: -k warnings name its place in the script.
+  struct Within {
+    const Expr *&at, *saved;
+    ~Within() { at = saved; }
+  } within{lowering_, lowering_};
+  lowering_ = &expr;
   switch (expr.kind) {
   case NodeKind::IntLit:
     return b_.getInt64(static_cast<const IntLit &>(expr).value);

@@ -28,6 +28,8 @@ public:
   // Emits one BPF function for `probe` as attached at `desc`.
   void lower_probe(const ast::Probe &probe, const ProbeDesc &desc, unsigned index);
   void set_filter_pid(bool on) { filter_pid_ = on; }
+  // -k: every probe_read helper that fails sends a HelperError event (lower_actions.cpp).
+  void warn_failed_reads(const std::string &source_name);
   // The stdlib/bpf libraries the emitted code calls into.
   const std::set<std::string> &libraries() const { return libraries_; }
   // The first problem lowering ran into (a value too large for any BPF memory), or empty.
@@ -138,6 +140,7 @@ private:
   llvm::BasicBlock *setup_tail_ = nullptr;  // ends with the branch into the body
   std::set<std::string> libraries_;
   bool filter_pid_ = false;
+  const ast::Expr *lowering_ = nullptr;  // the expression lower_expr is in (for -k's warnings)
   std::string error_;
 };
 

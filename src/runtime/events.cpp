@@ -185,6 +185,13 @@ void EventReader::run_action(size_t index, const uint8_t *payload) {
     writer_.message(output::MessageKind::Join, joined);
     break;
   }
+  case ActionKind::HelperError: {
+    int64_t rc;
+    memcpy(&rc, payload, sizeof(rc));
+    fprintf(stderr, "%s: %s (%lld)\n", action.text.c_str(), strerror(static_cast<int>(-rc)),
+            static_cast<long long>(rc));
+    break;
+  }
   }
 }
 
