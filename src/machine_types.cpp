@@ -5,6 +5,8 @@
 #include <cstdio>
 
 #include "probe_expansion.h"
+#include "symbols/elf_file.h"
+#include "symbols/kernel_symbols.h"
 #include "tracepoint_format.h"
 
 namespace rbt {
@@ -28,6 +30,14 @@ sema::Environment MachineTypes::environment(const Options &options) {
   env.expand_probe = [pid](const ProbeDesc &p) { return runtime::expand_probe(p, pid); };
   env.tracepoint_format = [this](const ProbeDesc &p) { return tracepoint_format(p); };
   env.kernel_struct = [this](const std::string &name) { return kernel_.find_struct(name); };
+  env.kernel_symbol = [](const std::string &name) {
+    return runtime::KernelSymbols::address_of(name);
+  };
+  env.user_symbol = [](const std::string &path, const std::string &name) -> std::optional<uint64_t> {
+    auto elf = runtime::ElfFile::open(path);
+    const runtime::ElfSymbol *sym = elf ? elf->find(name) : nullptr;
+    return sym ? std::optional<uint64_t>(sym->value) : std::nullopt;
+  };
   return env;
 }
 

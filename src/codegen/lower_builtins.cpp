@@ -345,6 +345,14 @@ llvm::Value *Lowering::lower_reg(const Call &call) {
 
 llvm::Value *Lowering::lower_args(const Builtin &) { return ctx(); }
 
+llvm::Value *Lowering::lower_kaddr(const Call &call) {
+  return b_.getInt64(sema_.constants.at(&call));
+}
+
+llvm::Value *Lowering::lower_uaddr(const Call &call) {
+  return b_.getInt64(sema_.constants.at(&call));
+}
+
 llvm::Value *Lowering::lower_str(const Call &call) {
   const Type &t = type_of(&call);
   const Type &arg = type_of(call.args[0]);

@@ -354,6 +354,54 @@ Type TypeChecker::check_usym(const Call &call) {
   return expect_int(*call.args[0], t, "usym()'s address") ? Type::symbol(true) : Type::none();
 }
 
+// kaddr("sym"): a kernel symbol's address, from /proc/kallsyms when the script compiles.
+Type TypeChecker::check_kaddr(const Call &call) {
+  auto *name = dyn_cast<StrLit>(call.args[0]);
+  if (!name) {
+    diags_.error(call.args[0]->range, "kaddr() takes a symbol name as a string literal");
+    return Type::none();
+  }
+  auto addr = env_.kernel_symbol ? env_.kernel_symbol(name->value) : std::nullopt;
+  if (!addr) {
+    diags_.error(call.args[0]->range, "kaddr(): no kernel symbol '" + name->value +
+                                          "' in /proc/kallsyms");
+    return Type::none();
+  }
+  info_.constants[&call] = *addr;
+  return Type::integer(64, false);
+}
+
+// uaddr("sym"): a symbol's address in the probed binary as linked (its ELF st_value, as
+// bpftrace: for PIE binaries and libraries that is before the load bias).
+Type TypeChecker::check_uaddr(const Call &call) {
+  auto *name = dyn_cast<StrLit>(call.args[0]);
+  if (!name) {
+    diags_.error(call.args[0]->range, "uaddr() takes a symbol name as a string literal");
+    return Type::none();
+  }
+  std::optional<uint64_t> addr;
+  for (auto &p : info_.probes[probe_]) {
+    if (p.kind != ProbeKind::Uprobe && p.kind != ProbeKind::Uretprobe && p.kind != ProbeKind::Usdt) {
+      diags_.error(call.range, std::string("uaddr() needs a uprobe, uretprobe or usdt probe, not ") +
+                                   probe_kind_name(p.kind));
+      return Type::none();
+    }
+    auto here = env_.user_symbol ? env_.user_symbol(p.target, name->value) : std::nullopt;
+    if (!here) {
+      diags_.error(call.args[0]->range, "uaddr(): no symbol '" + name->value + "' in " + p.target);
+      return Type::none();
+    }
+    if (addr && *addr != *here) {
+      diags_.error(call.range, "uaddr(): '" + name->value + "' has different addresses in the "
+                                   "binaries this probe attaches to");
+      return Type::none();
+    }
+    addr = here;
+  }
+  info_.constants[&call] = addr.value_or(0);
+  return Type::integer(64, false);
+}
+
 // reg("ip"): a register of the probed context, by its x86-64 name.
 Type TypeChecker::check_reg(const Call &call) {
   auto *name = dyn_cast<StrLit>(call.args[0]);

@@ -3,6 +3,7 @@
 // learned in side tables (SemaInfo) that codegen reads. The AST itself is never annotated.
 
 #include <functional>
+#include <optional>
 #include <map>
 #include <memory>
 #include <string>
@@ -80,6 +81,10 @@ struct Environment {
   std::function<const RecordLayout *(const ProbeDesc &)> tracepoint_format;
   // A kernel struct by name (from BTF), or null when unknown.
   std::function<const RecordLayout *(const std::string &)> kernel_struct;
+  // kaddr(): a kernel symbol's address; uaddr(): a symbol's address in a binary as linked.
+  std::function<std::optional<uint64_t>(const std::string &)> kernel_symbol;
+  std::function<std::optional<uint64_t>(const std::string &path, const std::string &name)>
+      user_symbol;
 };
 
 // Integers are stored as 64 bits in maps and events; tuples are normalized element-wise.

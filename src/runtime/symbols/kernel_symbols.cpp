@@ -23,6 +23,20 @@ void KernelSymbols::load() {
   std::sort(symbols_.begin(), symbols_.end(), [](auto &a, auto &b) { return a.addr < b.addr; });
 }
 
+std::optional<uint64_t> KernelSymbols::address_of(const std::string &name) {
+  std::ifstream in("/proc/kallsyms");
+  std::string addr, type, sym, line;
+  while (std::getline(in, line)) {
+    std::istringstream f(line);
+    f >> addr >> type >> sym;
+    if (sym == name) {
+      uint64_t a = std::stoull(addr, nullptr, 16);
+      return a ? std::optional<uint64_t>(a) : std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> KernelSymbols::symbolize(uint64_t addr) {
   if (!loaded_)
     load();

@@ -11,6 +11,9 @@ namespace rbt::runtime {
 class KernelSymbols {
 public:
   std::optional<std::string> symbolize(uint64_t addr);
+  // The address of any kernel symbol (functions and data, as kaddr() wants), by one pass over
+  // /proc/kallsyms; nullopt when absent or hidden (kptr_restrict shows zeroes).
+  static std::optional<uint64_t> address_of(const std::string &name);
 
 private:
   struct Symbol {
