@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 
 #include "parse_state.h"
 #include "parser.hh"
@@ -86,9 +87,27 @@ std::optional<uint64_t> parse_int_literal(ParseState &state, const std::string &
     base = 8;
     start = 1;
   }
-  // Scientific notation for integers: 1e3, 5e6.
+  // Scientific notation for integers: 1e3, 5e6. Duration suffixes give nanoseconds (10ms is
+  // 10000000, to compare with nsecs and elapsed); C's size suffixes (1UL) change nothing.
   uint64_t scale = 1;
   if (base == 10) {
+    static const std::pair<const char *, uint64_t> kUnits[] = {
+        {"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000ULL}, {"m", 60000000000ULL},
+        {"h", 3600000000000ULL}, {"d", 86400000000000ULL}};
+    for (auto [unit, ns] : kUnits) {
+      size_t n = strlen(unit);
+      if (digits.size() > n && digits.ends_with(unit) && isdigit(static_cast<unsigned char>(digits[digits.size() - n - 1]))) {
+        digits.resize(digits.size() - n);
+        scale = ns;
+        break;
+      }
+    }
+  }
+  while (scale == 1 && !digits.empty() && (digits.back() == 'u' || digits.back() == 'U' ||
+                                            digits.back() == 'l' || digits.back() == 'L') &&
+         base != 16)
+    digits.pop_back();
+  if (base == 10 && scale == 1) {
     size_t e = digits.find_first_of("eE");
     if (e != std::string::npos && e + 1 < digits.size()) {
       std::string exp = digits.substr(e + 1);
