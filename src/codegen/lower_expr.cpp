@@ -71,6 +71,8 @@ llvm::Value *Lowering::lower_expr(const Expr &expr) {
     return lower_field_access(static_cast<const FieldAccess &>(expr));
   case NodeKind::Cast:
     return lower_cast(static_cast<const Cast &>(expr));
+  case NodeKind::Index:
+    return lower_index(static_cast<const Index &>(expr));
   case NodeKind::TypeQuery:
     return b_.getInt64(sema_.constants.at(&expr));  // sizeof/offsetof: computed by the checker
   default:
@@ -264,6 +266,31 @@ llvm::Value *Lowering::lower_field_access(const FieldAccess &fa) {
   llvm::Value *slot = value_slot(t.size, fa.field);
   b_.probe_read(slot, t.size, addr, user);
   return t.is_scalar() ? b_.load_int(slot, t.size, t.is_signed) : slot;
+}
+
+// Arrays are bytes in memory (a slot, the context); an element is a load at its offset. A
+// computed index is checked against the length: the verifier wants the offset bounded, and
+// bpftrace reads 0 past the end.
+llvm::Value *Lowering::lower_index(const Index &x) {
+  const Type &array = type_of(x.base);
+  const Type &elem = array.elems[0];
+  llvm::Value *base = lower_expr(*x.base);
+  if (auto *lit = dyn_cast<IntLit>(x.index))
+    return b_.load_int(b_.byte_ptr(base, lit->value * elem.size), elem.size, elem.is_signed);
+  llvm::Value *i = lower_expr(*x.index);
+  llvm::BasicBlock *from = b_.GetInsertBlock();
+  auto *inside = new_block("index_inside");
+  auto *done = new_block("index_done");
+  b_.CreateCondBr(b_.CreateICmpULT(i, b_.getInt64(array.count)), inside, done);
+  b_.SetInsertPoint(inside);
+  llvm::Value *p = b_.CreateGEP(b_.getInt8Ty(), base, b_.CreateMul(i, b_.getInt64(elem.size)));
+  llvm::Value *v = b_.load_int(p, elem.size, elem.is_signed);
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+  auto *phi = b_.CreatePHI(b_.getInt64Ty(), 2);
+  phi->addIncoming(b_.getInt64(0), from);
+  phi->addIncoming(v, inside);
+  return phi;
 }
 
 llvm::Value *Lowering::lower_cast(const Cast &cast) {

@@ -63,6 +63,7 @@ private:
   llvm::Value *lower_tuple(const ast::Tuple &tuple);
   llvm::Value *lower_field_access(const ast::FieldAccess &fa);
   llvm::Value *lower_cast(const ast::Cast &cast);
+  llvm::Value *lower_index(const ast::Index &index);
   llvm::Value *lower_call(const ast::Call &call);
   llvm::Value *lower_builtin(const ast::Builtin &node);
   // Lowers `expr` and writes it at `dst` in the layout of `slot_type` (ints widen, strings are

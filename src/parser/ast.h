@@ -27,6 +27,7 @@ enum class NodeKind : uint8_t {
   Cast,
   Positional,
   TypeQuery,
+  Index,
   // Statements
   ExprStmt,
   AssignMap,
@@ -177,6 +178,14 @@ struct TypeQuery : Expr {
   std::string type_name;  // "uint32", or a struct's name
   bool is_struct;
   std::string field;  // offsetof: the field; empty for sizeof
+};
+
+// `base[index]`: an element of an array (a struct's or a tracepoint's `u16 tags[3]`).
+struct Index : Expr {
+  static constexpr NodeKind Kind = NodeKind::Index;
+  Index(SourceRange r, Expr *base, Expr *index) : Expr(Kind, r), base(base), index(index) {}
+  Expr *base;
+  Expr *index;
 };
 
 // `$1`..`$N` (index >= 1) or `$#` (index 0): the script's command-line arguments.

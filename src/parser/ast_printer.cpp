@@ -55,6 +55,7 @@ private:
       return "cast " + std::string(c.is_struct ? "struct " : "") + c.type_name +
              (c.is_pointer ? " *" : "");
     }
+    case NodeKind::Index: return "[]";
     case NodeKind::TypeQuery: {
       auto &q = static_cast<const TypeQuery &>(n);
       std::string what = q.operand ? "" : (q.is_struct ? "struct " : "") + q.type_name;
@@ -108,6 +109,10 @@ private:
     }
     case NodeKind::FieldAccess: return {static_cast<const FieldAccess &>(n).base};
     case NodeKind::Cast: return {static_cast<const Cast &>(n).operand};
+    case NodeKind::Index: {
+      auto &x = static_cast<const Index &>(n);
+      return {x.base, x.index};
+    }
     case NodeKind::TypeQuery: {
       auto &q = static_cast<const TypeQuery &>(n);
       return q.operand ? std::vector<const Node *>{q.operand} : std::vector<const Node *>{};

@@ -470,6 +470,9 @@ Type TypeChecker::check_expr(const Expr &expr) {
   case NodeKind::TypeQuery:
     t = check_type_query(static_cast<const TypeQuery &>(expr));
     break;
+  case NodeKind::Index:
+    t = check_index(static_cast<const Index &>(expr));
+    break;
   default:
     assert(false && "not an expression");
   }
@@ -664,6 +667,27 @@ Type TypeChecker::check_type_query(const TypeQuery &q) {
   }
   info_.constants[&q] = value;
   return Type::integer(64, false);
+}
+
+// arr[i]: an integer array's element. A constant index out of range is an error; a computed
+// one reads 0 when out of range (the lowering checks it, and the verifier needs that check).
+Type TypeChecker::check_index(const Index &x) {
+  Type base = check_expr(*x.base);
+  Type index = check_expr(*x.index);
+  if (base.is_none() || index.is_none())
+    return Type::none();
+  if (!base.is_array()) {
+    diags_.error(x.range, "cannot index a value of type " + base.name() + " (only arrays)");
+    return Type::none();
+  }
+  if (!expect_int(*x.index, index, "an array index"))
+    return Type::none();
+  if (auto *lit = dyn_cast<IntLit>(x.index); lit && lit->value >= base.count) {
+    diags_.error(x.index->range, "index " + std::to_string(lit->value) + " is out of range for " +
+                                     base.name());
+    return Type::none();
+  }
+  return base.elems[0];
 }
 
 Type TypeChecker::check_binary(const Binary &bin) {

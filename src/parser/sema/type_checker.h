@@ -44,6 +44,7 @@ private:
   Type check_field_access(const ast::FieldAccess &fa);
   Type check_cast(const ast::Cast &cast);
   Type check_type_query(const ast::TypeQuery &query);
+  Type check_index(const ast::Index &index);
   Type check_stack_call(const ast::Call &call, StackKind kind);
   // The layout behind a Record type (a tracepoint's args or a kernel struct), or null.
   const RecordLayout *record_layout(const Type &record);
