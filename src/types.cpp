@@ -191,6 +191,8 @@ bool Type::compatible(const Type &o) const {
   }
   if (kind == TypeKind::LHist)
     return lhist_min == o.lhist_min && lhist_max == o.lhist_max && lhist_step == o.lhist_step;
+  if (kind == TypeKind::Hist)
+    return hist_k == o.hist_k;
   if (kind == TypeKind::Array)
     return *this == o;
   return true;
@@ -267,7 +269,7 @@ std::string Type::name() const {
   case TypeKind::Stats:
     return "stats_t";
   case TypeKind::Hist:
-    return "hist_t";
+    return hist_k ? "hist_t(k=" + std::to_string(hist_k) + ")" : "hist_t";
   case TypeKind::LHist:
     return "lhist_t";
   }
@@ -277,14 +279,15 @@ std::string Type::name() const {
 bool Type::operator==(const Type &o) const {
   return kind == o.kind && size == o.size && is_signed == o.is_signed && elems == o.elems &&
          lhist_min == o.lhist_min && lhist_max == o.lhist_max && lhist_step == o.lhist_step &&
+         hist_k == o.hist_k &&
          record == o.record && user_space == o.user_space && remote == o.remote &&
          stack_kind == o.stack_kind && stack_mode == o.stack_mode && stack_depth == o.stack_depth &&
          count == o.count;
 }
 
 uint64_t histogram_buckets(const Type &value) {
-  if (value.kind == TypeKind::Hist)
-    return kHistBuckets;
+  if (value.kind == TypeKind::Hist)  // below 0, [0], then 2^k buckets for each power of two
+    return value.hist_k ? 2 + (64ull << value.hist_k) : kHistBuckets;
   int64_t n = (value.lhist_max - value.lhist_min + value.lhist_step - 1) / value.lhist_step;
   return static_cast<uint64_t>(n) + 2;
 }

@@ -45,6 +45,7 @@ struct Type {
   std::vector<Type> elems;         // Tuple: element types
   std::vector<uint32_t> offsets;   // Tuple: byte offset of each element
   int64_t lhist_min = 0, lhist_max = 0, lhist_step = 0;  // LHist parameters
+  uint32_t hist_k = 0;  // Hist: each power of two split into 2^hist_k linear buckets (hist(n, k))
   std::string record;       // Record: the record's name; its layout is looked up by name
   bool user_space = false;  // Pointer/remote Record: user (not kernel) memory
   bool remote = false;      // Record: reached through a pointer, so read with probe_read

@@ -157,7 +157,20 @@ llvm::Value *Lowering::linear_bucket(llvm::Value *value, const Type &t) {
 
 void Lowering::lower_hist(const Call &call, const MapDesc &map, llvm::Value *key) {
   llvm::Value *x = lower_expr(*call.args[0]);
-  hist_key(map, key, log2_bucket(x, type_of(call.args[0]).is_signed));
+  llvm::Value *bucket = log2_bucket(x, type_of(call.args[0]).is_signed);
+  if (uint32_t k = map.value.hist_k) {
+    // Bucket 2 + (l << k) + sub for x in [2^l, 2^(l+1)), sub the k bits below x's top bit
+    // (shifted up when l < k: then some sub-buckets stay empty). Buckets 0 and 1 as for k = 0.
+    llvm::Value *l = b_.CreateSub(bucket, b_.getInt64(2));
+    llvm::Value *rest = b_.CreateXor(x, b_.CreateShl(b_.getInt64(1), l));  // x without its top bit
+    llvm::Value *high = b_.CreateICmpUGE(l, b_.getInt64(k));
+    llvm::Value *down = b_.CreateLShr(rest, b_.CreateSub(l, b_.getInt64(k)));
+    llvm::Value *up = b_.CreateShl(rest, b_.CreateSub(b_.getInt64(k), l));
+    llvm::Value *sub = b_.CreateSelect(high, down, up);
+    llvm::Value *fine = b_.CreateAdd(b_.CreateAdd(b_.CreateShl(l, k), sub), b_.getInt64(2));
+    bucket = b_.CreateSelect(b_.CreateICmpUGE(bucket, b_.getInt64(2)), fine, bucket);
+  }
+  hist_key(map, key, bucket);
   lower_count(call, map, key);
 }
 

@@ -16,6 +16,12 @@ TEST(Histogram, log2_labels_use_binary_suffixes) {
   EXPECT_EQ(output::hist_bucket_label(12), "[1K, 2K)");
   EXPECT_EQ(output::hist_bucket_label(33), "[2G, 4G)");
   EXPECT_EQ(output::hist_bucket_label(65), "[8E, 16E)");
+  // hist(n, 2): four buckets per power of two; 2 and 3 (below 2^2) get one bucket each.
+  EXPECT_EQ(output::hist_bucket_label(2 + (1 << 2) + 2, 2), "[3]");
+  EXPECT_FALSE(output::hist_bucket_range(2 + (1 << 2) + 1, 2).exists);
+  EXPECT_EQ(output::hist_bucket_label(2 + (3 << 2) + 1, 2), "[10, 12)");
+  EXPECT_EQ(output::hist_bucket_label(2 + (10 << 2) + 1, 2), "[1280, 1536)");
+  EXPECT_EQ(output::hist_bucket_label(2 + (63 << 2) + 3, 2), "[14E, 16E)");
 }
 
 TEST(Histogram, rows_span_first_to_last_nonempty_bucket) {

@@ -445,8 +445,26 @@ RBT_NUMERIC_AGG(min, TypeKind::Min)
 RBT_NUMERIC_AGG(max, TypeKind::Max)
 RBT_NUMERIC_AGG(avg, TypeKind::Avg)
 RBT_NUMERIC_AGG(stats, TypeKind::Stats)
-RBT_NUMERIC_AGG(hist, TypeKind::Hist)
 #undef RBT_NUMERIC_AGG
+
+// hist(n[, k]): k (0..5, a literal) splits each power of two into 2^k linear buckets.
+Type TypeChecker::check_hist(const Call &call) {
+  Type arg = check_expr(*call.args[0]);
+  if (!expect_int(*call.args[0], arg, "hist()'s argument"))
+    return Type::none();
+  Type t = numeric_aggregation(*this, arg, TypeKind::Hist);
+  if (call.args.size() == 2) {
+    check_expr(*call.args[1]);
+    auto k = const_int(*call.args[1]);
+    if (!k || *k < 0 || *k > 5) {
+      diags_.error(call.args[1]->range, "hist()'s second argument must be an integer literal "
+                                        "from 0 to 5");
+      return Type::none();
+    }
+    t.hist_k = static_cast<uint32_t>(*k);
+  }
+  return t;
+}
 
 Type TypeChecker::check_lhist(const Call &call) {
   Type arg = check_expr(*call.args[0]);

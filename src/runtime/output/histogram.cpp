@@ -14,15 +14,50 @@ std::string power_of_two(unsigned power) {
 }
 }  // namespace
 
-std::string hist_bucket_label(size_t index) {
+namespace {
+// A bound as bpftrace prints it: with a K/M/G/... suffix when a multiple of that power of 1024.
+std::string bound(uint64_t v) {
+  static const char *suffix[] = {"", "K", "M", "G", "T", "P", "E"};
+  int unit = 0;
+  while (unit < 6 && v && v % 1024 == 0) {
+    v /= 1024;
+    unit++;
+  }
+  return std::to_string(v) + suffix[unit];
+}
+}  // namespace
+
+HistRange hist_bucket_range(size_t index, uint32_t k) {
+  uint64_t i = index - 2, l = i >> k, sub = i & ((1ull << k) - 1);
+  if (l >= 64)
+    return {false, 0, 0};
+  if (l < k) {  // sub holds the value's bits below the top one, shifted up by k - l
+    uint64_t step = 1ull << (k - l);
+    if (sub % step)
+      return {false, 0, 0};
+    uint64_t v = (1ull << l) + sub / step;
+    return {true, v, v};
+  }
+  uint64_t width = 1ull << (l - k), lo = (1ull << l) + sub * width;
+  return {true, lo, lo + width - 1};
+}
+
+std::string hist_bucket_label(size_t index, uint32_t k) {
   if (index == 0)
     return "(..., 0)";
   if (index == 1)
     return "[0]";
   if (index == 2)
     return "[1]";
-  unsigned k = static_cast<unsigned>(index - 2);
-  return "[" + power_of_two(k) + ", " + power_of_two(k + 1) + ")";
+  if (k == 0) {
+    unsigned p = static_cast<unsigned>(index - 2);
+    return "[" + power_of_two(p) + ", " + power_of_two(p + 1) + ")";
+  }
+  HistRange r = hist_bucket_range(index, k);
+  if (r.lo == r.hi)
+    return "[" + bound(r.lo) + "]";
+  // The top bucket ends at 2^64, which no uint64 holds.
+  return "[" + bound(r.lo) + ", " + (r.hi == UINT64_MAX ? std::string("16E") : bound(r.hi + 1)) + ")";
 }
 
 std::string lhist_bucket_label(const Type &t, size_t index, size_t count) {
@@ -51,7 +86,9 @@ std::string format_histogram(const Type &t, const std::vector<uint64_t> &buckets
   if (first == buckets.size())
     return out;
   for (size_t i = first; i <= last; i++) {
-    std::string label = t.kind == TypeKind::Hist ? hist_bucket_label(i)
+    if (t.kind == TypeKind::Hist && t.hist_k && i >= 2 && !hist_bucket_range(i, t.hist_k).exists)
+      continue;
+    std::string label = t.kind == TypeKind::Hist ? hist_bucket_label(i, t.hist_k)
                                                  : lhist_bucket_label(t, i, buckets.size());
     size_t bar = static_cast<size_t>(static_cast<unsigned __int128>(buckets[i]) * 52 / max);
     char row[64];

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "histogram.h"
 #include "text.h"
 #include "value_format.h"
 
@@ -185,7 +186,13 @@ std::string json_buckets(const Type &t, const std::vector<uint64_t> &buckets, ui
   for (size_t i = first; first < buckets.size() && i <= last; i++) {
     // Closed bounds of bucket i; the first bucket has no lower bound, an lhist's last no upper.
     std::string min, max;
-    if (t.kind == TypeKind::Hist) {
+    if (t.kind == TypeKind::Hist && t.hist_k && i >= 2) {
+      output::HistRange r = output::hist_bucket_range(i, t.hist_k);
+      if (!r.exists)
+        continue;
+      min = std::to_string(r.lo);
+      max = std::to_string(r.hi);
+    } else if (t.kind == TypeKind::Hist) {
       if (i == 0) {
         max = "-1";
       } else if (i <= 2) {
