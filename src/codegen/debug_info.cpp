@@ -1,5 +1,7 @@
 #include "debug_info.h"
 
+#include <algorithm>
+
 #include <linux/bpf.h>
 
 #include <llvm/BinaryFormat/Dwarf.h>
@@ -77,14 +79,26 @@ llvm::GlobalVariable *DebugInfo::define_sized_map(const std::string &name, unsig
                            {"value_size", int_array(value_size)}});
 }
 
-llvm::DISubprogram *DebugInfo::describe_function(llvm::Function &fn, unsigned line) {
-  auto *sp = dib_.createFunction(file_, fn.getName(), fn.getName(), file_, line, probe_fn_type_,
-                                 line, llvm::DINode::FlagPrototyped,
-                                 llvm::DISubprogram::SPFlagDefinition);
+llvm::DISubprogram *DebugInfo::describe_function(llvm::Function &fn, unsigned line,
+                                                 unsigned params) {
+  llvm::DISubroutineType *type = probe_fn_type_;
+  auto *void_ptr = dib_.createPointerType(nullptr, 64);
+  if (params) {
+    std::vector<llvm::Metadata *> types{int_};
+    for (unsigned i = 0; i < params; i++)
+      types.push_back(void_ptr);
+    type = dib_.createSubroutineType(dib_.getOrCreateTypeArray(types));
+  }
+  auto *sp = dib_.createFunction(file_, fn.getName(), fn.getName(), file_, line, type, line,
+                                 llvm::DINode::FlagPrototyped,
+                                 params ? llvm::DISubprogram::SPFlagDefinition |
+                                              llvm::DISubprogram::SPFlagLocalToUnit
+                                        : llvm::DISubprogram::SPFlagDefinition);
   // The kernel rejects BTF whose function prototypes have unnamed parameters; BTF takes the
   // names from parameter variables the subprogram retains.
-  dib_.createParameterVariable(sp, "ctx", 1, file_, line, dib_.createPointerType(nullptr, 64),
-                               /*AlwaysPreserve=*/true);
+  for (unsigned i = 0; i < std::max(params, 1u); i++)
+    dib_.createParameterVariable(sp, params ? "p" + std::to_string(i) : "ctx", i + 1, file_, line,
+                                 void_ptr, /*AlwaysPreserve=*/true);
   fn.setSubprogram(sp);
   return sp;
 }

@@ -25,8 +25,9 @@ public:
   llvm::GlobalVariable *define_sized_map(const std::string &name, unsigned map_type,
                                          uint64_t max_entries, uint64_t key_size,
                                          uint64_t value_size);
-  // Attaches a subprogram `int fn(void *ctx)` to `fn`.
-  llvm::DISubprogram *describe_function(llvm::Function &fn, unsigned line);
+  // Attaches a subprogram `int fn(void *ctx)` to `fn`, or with `params` pointer parameters
+  // named p0.. (a for-over-map callback: map, key, value, context).
+  llvm::DISubprogram *describe_function(llvm::Function &fn, unsigned line, unsigned params = 0);
   void finalize();
 
 private:

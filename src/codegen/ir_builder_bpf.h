@@ -47,6 +47,7 @@ public:
   // can move values to scratch memory before the 512-byte BPF stack runs out.
   uint64_t stack_bytes() const { return stack_bytes_; }
   void reset_stack_bytes() { stack_bytes_ = 0; }
+  void set_stack_bytes(uint64_t n) { stack_bytes_ = n; }
 
   void store_bytes(llvm::Value *dst, std::string_view bytes);  // constant bytes, as immediates
   // Zeroes or copies `size` bytes of BPF memory (stack, map values). Small sizes become

@@ -179,7 +179,7 @@ void Lowering::finish_scratch_pages() {
 }
 
 void Lowering::lower_return() {
-  b_.CreateRet(b_.getInt32(0));
+  b_.CreateRet(b_.getInt32(in_callback_ ? 1 : 0));  // a callback's 1 stops the iteration
   // Anything after `return` or `exit()` lands in a block nothing branches to; LLVM drops it.
   b_.SetInsertPoint(new_block("after_return"));
 }

@@ -125,6 +125,8 @@ void Lowering::lower_while(const While &stmt) {
 }
 
 void Lowering::lower_for(const For &stmt) {
+  if (!stmt.hi)
+    return lower_for_map(stmt);  // lower_for_map.cpp
   const sema::VarInfo *var = sema_.vars.at(&stmt);
   llvm::Value *slot = b_.stack_slot(8, var->name);
   vars_[var] = slot;

@@ -51,6 +51,8 @@ private:
   void lower_if(const ast::If &stmt);
   void lower_while(const ast::While &stmt);
   void lower_for(const ast::For &stmt);
+  void lower_for_map(const ast::For &stmt);
+  bool in_callback_ = false;  // lowering a for-over-map body: `exit()` ends the iteration
   void lower_return();
 
   // Expressions

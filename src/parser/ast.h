@@ -248,7 +248,7 @@ struct For : Stmt {
   For(SourceRange r, Var *var, Expr *lo, Expr *hi, Block *body)
       : Stmt(Kind, r), var(var), lo(lo), hi(hi), body(body) {}
   Var *var;
-  Expr *lo, *hi;
+  Expr *lo, *hi;  // `for ($kv : @map)`: lo is the map, hi is null
   Block *body;
 };
 

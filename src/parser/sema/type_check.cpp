@@ -162,6 +162,10 @@ void TypeChecker::check_stmt(const Stmt &stmt) {
   }
   case NodeKind::For: {
     auto &f = static_cast<const For &>(stmt);
+    if (!f.hi) {
+      check_for_map(f);
+      break;
+    }
     expect_int(*f.lo, check_expr(*f.lo), "a range's start");
     expect_int(*f.hi, check_expr(*f.hi), "a range's end");
     // The loop variable belongs to the loop's own scope.
@@ -193,6 +197,8 @@ void TypeChecker::check_stmt(const Stmt &stmt) {
     if (s.jump != JumpKind::Return && loop_depth_ == 0)
       diags_.error(s.range, std::string(s.jump == JumpKind::Break ? "'break'" : "'continue'") +
                                 " outside of a loop");
+    if (s.jump == JumpKind::Return && for_map_depth_ > 0)
+      diags_.error(s.range, "'return' inside for over a map; use 'break' to end the loop");
     break;
   }
   default:
@@ -667,6 +673,41 @@ Type TypeChecker::check_type_query(const TypeQuery &q) {
   }
   info_.constants[&q] = value;
   return Type::integer(64, false);
+}
+
+// `for ($kv : @m) { }`: $kv is (key, value) of each entry, the body a BPF callback of
+// bpf_for_each_map_elem. Aggregation maps are per-CPU, where the helper would show only this
+// CPU's share, so they are refused; `return` cannot leave the probe from inside the callback.
+void TypeChecker::check_for_map(const For &f) {
+  auto &map = static_cast<const MapRef &>(*f.lo);
+  Type kv = Type::none();
+  auto it = info_.maps.find(map.name);
+  if (it == info_.maps.end() || it->second.value.is_none()) {
+    diags_.error(map.range, "undefined map " + map.name + " (it is never assigned)");
+  } else if (it->second.key.is_none()) {
+    diags_.error(map.range, "for needs a map with keys; " + map.name + " has none");
+  } else if (it->second.value.is_aggregation()) {
+    diags_.error(map.range, "for cannot iterate " + map.name + ": its " +
+                                it->second.value.name() + " values are kept per CPU");
+  } else {
+    kv = Type::tuple({it->second.key, it->second.value});
+  }
+  scopes_.emplace_back();
+  auto vit = info_.vars.find(&f);
+  if (vit == info_.vars.end()) {
+    info_.var_storage.push_back(std::make_unique<VarInfo>(VarInfo{f.var->name, kv}));
+    vit = info_.vars.emplace(&f, info_.var_storage.back().get()).first;
+  }
+  vit->second->type = kv;
+  scopes_.back()[f.var->name] = vit->second;
+  info_.vars[f.var] = vit->second;
+  info_.types[f.var] = kv;
+  loop_depth_++;
+  for_map_depth_++;
+  check_block(*f.body);
+  for_map_depth_--;
+  loop_depth_--;
+  scopes_.pop_back();
 }
 
 // arr[i]: an integer array's element. A constant index out of range is an error; a computed

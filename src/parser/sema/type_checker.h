@@ -45,6 +45,8 @@ private:
   Type check_cast(const ast::Cast &cast);
   Type check_type_query(const ast::TypeQuery &query);
   Type check_index(const ast::Index &index);
+  void check_for_map(const ast::For &loop);
+  int for_map_depth_ = 0;  // inside `for ($kv : @map)` bodies (their own BPF functions)
   Type check_stack_call(const ast::Call &call, StackKind kind);
   // The layout behind a Record type (a tracepoint's args or a kernel struct), or null.
   const RecordLayout *record_layout(const Type &record);
