@@ -64,8 +64,9 @@ int main(int argc, char **argv) {
   };
   opterr = 0;
   int c;
-  // '+': stop at the first positional argument, so a script's own arguments stay its own.
-  while ((c = getopt_long(argc, argv, "+e:c:p:o:f:d:qvhVlk", long_options, nullptr)) != -1) {
+  // Options may follow the script file, as with bpftrace (`rbt script.rbt -c cmd`); a
+  // script's own arguments that start with '-' go after `--`.
+  while ((c = getopt_long(argc, argv, "e:c:p:o:f:d:qvhVlk", long_options, nullptr)) != -1) {
     switch (c) {
     case 'e':
       opts.program_text = optarg;

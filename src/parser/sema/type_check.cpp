@@ -378,7 +378,8 @@ Type TypeChecker::check_expr(const Expr &expr) {
     const std::string *arg = p.index && p.index <= env_.positional.size()
                                  ? &env_.positional[p.index - 1]
                                  : nullptr;
-    if (arg && !arg->empty() && arg->find_first_not_of("0123456789") == std::string::npos)
+    size_t digits = arg && arg->size() > 1 && (*arg)[0] == '-' ? 1 : 0;  // -5 is a number too
+    if (arg && arg->size() > digits && arg->find_first_not_of("0123456789", digits) == std::string::npos)
       t = Type::integer(64, true);
     else if (arg)
       t = Type::string(static_cast<uint32_t>(arg->size() + 1));
