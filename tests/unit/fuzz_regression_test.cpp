@@ -67,3 +67,15 @@ TEST(FuzzRegression, deep_expressions_are_an_error_not_a_stack_overflow) {
             "expression nests too deeply (more than 1000 levels)");
   EXPECT_EQ(compile_error("BEGIN { @t = " + std::string(900, '!') + "1; }"), "");
 }
+
+// std::stoul threw std::out_of_range on a struct's array size of 80 digits; sizes that fit but
+// would overflow 32-bit offsets are refused too.
+TEST(FuzzRegression, struct_array_sizes_are_bounded) {
+  EXPECT_EQ(compile_error("struct a { char n[77777777777777777777777777777777777777777]; }\n"
+                          "BEGIN { }"),
+            "an array in struct a must have 1 to 1048576 elements");
+  EXPECT_EQ(compile_error("struct b { char n[1000000]; }\nstruct a { struct b x[1000]; }\n"
+                          "BEGIN { }"),
+            "struct a is larger than 16777216 bytes");
+  EXPECT_EQ(compile_error("struct a { char n[16]; }\nBEGIN { @ = sizeof(struct a); }"), "");
+}

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -10,6 +12,10 @@
 namespace rbt::sema {
 
 namespace {
+
+// Bounds that keep every size and offset well inside 32 bits.
+constexpr unsigned long long kMaxArray = 1 << 20;
+constexpr uint64_t kMaxStruct = 1 << 24;
 
 struct Scalar {
   uint32_t size;
@@ -134,7 +140,12 @@ Result<std::shared_ptr<RecordLayout>> parse_c_struct(
         std::string n = next();
         if (n.empty() || !std::isdigit(static_cast<unsigned char>(n[0])) || next() != "]")
           return fail("an array in struct " + layout->name + " needs a constant size");
-        count = static_cast<uint32_t>(std::stoul(n, nullptr, 0));
+        errno = 0;
+        unsigned long long v = std::strtoull(n.c_str(), nullptr, 0);
+        if (errno == ERANGE || v == 0 || v > kMaxArray)
+          return fail("an array in struct " + layout->name + " must have 1 to " +
+                      std::to_string(kMaxArray) + " elements");
+        count = static_cast<uint32_t>(v);
       } else if (is_identifier(t)) {
         if (t != "const" && t != "volatile" && t != "signed")
           words.push_back(t);
@@ -200,9 +211,15 @@ Result<std::shared_ptr<RecordLayout>> parse_c_struct(
         f.type_name = (pointers ? type + " *" : "struct " + type);
       }
       f.count = count;
+      if (uint64_t{f.size} * count > kMaxStruct)
+        return fail("struct " + layout->name + " is larger than " + std::to_string(kMaxStruct) +
+                    " bytes");
       f.size *= count;
     }
     offset = (offset + align - 1) / align * align;
+    if (uint64_t{offset} + f.size > kMaxStruct)
+      return fail("struct " + layout->name + " is larger than " + std::to_string(kMaxStruct) +
+                  " bytes");
     f.offset = offset;
     offset += f.size;
     max_align = std::max(max_align, align);
