@@ -3,9 +3,11 @@
 //
 // A callback cannot see its caller's registers, so what the body needs from the probe travels
 // in a context struct on the probe's stack: the probe's ctx pointer (for args, reg(), stacks),
-// then a copy of every scratch variable live at the loop. The body reads and writes those
-// copies in place (the callback may access its caller's stack through the context pointer) and
-// the probe copies them back after the loop, so `$sum += $kv.1` works as in bpftrace.
+// then a copy of every small scratch variable live at the loop, and the address of every large
+// one (long strings live in scratch pages; copying them would not fit the stack, and the
+// helper wants its context on the stack). The body reads and writes the copies in place (the
+// callback may access its caller's stack through the context pointer) and the probe copies them
+// back after the loop, so `$sum += $kv.1` works as in bpftrace.
 
 #include "lowering.h"
 
@@ -19,22 +21,28 @@ void Lowering::lower_for_map(const For &stmt) {
   const Type &kv = kv_var->type;
 
   // The context: [probe ctx][each outer variable, 8-aligned].
+  constexpr uint64_t kCopiedMax = 64;  // larger variables are shared by address
   struct Shared {
     const sema::VarInfo *var;
     llvm::Value *slot;
     uint64_t offset, size;
+    bool by_address;
   };
   std::vector<Shared> shared;
   uint64_t size = 8;
   for (auto &[var, slot] : vars_) {
-    uint64_t bytes = (var->type.size + 7) / 8 * 8;
-    shared.push_back({var, slot, size, var->type.size});
-    size += bytes;
+    bool by_address = var->type.size > kCopiedMax;
+    shared.push_back({var, slot, size, var->type.size, by_address});
+    size += by_address ? 8 : (var->type.size + 7) / 8 * 8;
   }
-  llvm::Value *context = value_slot(size, "for_context");
+  llvm::Value *context = b_.stack_slot(size, "for_context");
   b_.CreateStore(ctx(), context);
-  for (auto &s : shared)
-    b_.copy_bytes(b_.byte_ptr(context, s.offset), s.slot, s.size);
+  for (auto &s : shared) {
+    if (s.by_address)
+      b_.CreateStore(s.slot, b_.byte_ptr(context, s.offset));
+    else
+      b_.copy_bytes(b_.byte_ptr(context, s.offset), s.slot, s.size);
+  }
 
   // The callback, lowered with its own per-function state.
   auto *ptr = b_.getPtrTy();
@@ -73,7 +81,8 @@ void Lowering::lower_for_map(const For &stmt) {
     ctx_ = b_.CreateLoad(ptr, cb_context, "probe_ctx");
     vars_.clear();
     for (auto &s : shared)
-      vars_[s.var] = b_.byte_ptr(cb_context, s.offset);
+      vars_[s.var] = s.by_address ? b_.CreateLoad(ptr, b_.byte_ptr(cb_context, s.offset))
+                                  : b_.byte_ptr(cb_context, s.offset);
     // $kv: the entry's key and value, copied into a tuple of the checker's layout.
     llvm::Value *kv_slot = value_slot(kv.size, kv_var->name);
     b_.copy_bytes(b_.byte_ptr(kv_slot, kv.offsets[0]), callback->getArg(1), kv.elems[0].size);
@@ -104,7 +113,8 @@ void Lowering::lower_for_map(const For &stmt) {
   b_.call_helper(BPF_FUNC_for_each_map_elem, b_.getInt64Ty(),
                  {resources_.map_global(map.name), callback, context, b_.getInt64(0)});
   for (auto &s : shared)
-    b_.copy_bytes(s.slot, b_.byte_ptr(context, s.offset), s.size);
+    if (!s.by_address)
+      b_.copy_bytes(s.slot, b_.byte_ptr(context, s.offset), s.size);
 }
 
 }  // namespace rbt::codegen
