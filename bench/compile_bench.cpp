@@ -2,7 +2,8 @@
 // ELF in memory, the same calls and the same machine Environment as the driver (src/driver.cpp),
 // repeated; prints the median and minimum of each stage in milliseconds.
 //
-//   compile_bench FILE [RUNS]     (RUNS defaults to 20; one extra warm-up run is not counted)
+//   compile_bench FILE [RUNS [THREADS]]   (RUNS defaults to 20; one extra warm-up run is not
+//   counted; THREADS defaults to the CPUs the process may use, as rbt does)
 //
 // Output, one line: `runs=20 parse_ms=.. sema_ms=.. codegen_ms=.. total_ms=.. min_total_ms=..
 // cold_total_ms=..` (medians, except min_ and cold_, the first compile in the process).
@@ -42,7 +43,7 @@ struct Times {
 };
 
 // One full compile; false (with the reason on stderr) when the script does not compile.
-bool compile_once(const std::string &name, const std::string &text, Times &t) {
+bool compile_once(const std::string &name, const std::string &text, unsigned threads, Times &t) {
   auto start = Clock::now();
   rbt::SourceFile source(name, text);
   rbt::DiagnosticEngine diags(source);
@@ -67,6 +68,7 @@ bool compile_once(const std::string &name, const std::string &text, Times &t) {
   start = Clock::now();
   rbt::codegen::CodegenOptions options_cg;
   options_cg.cpu = rbt::MachineTypes::bpf_cpu();  // as the driver does
+  options_cg.threads = threads;
   auto object = rbt::codegen::compile(*program, info, options_cg);
   t.codegen = ms_since(start);
   if (!object) {
@@ -79,8 +81,8 @@ bool compile_once(const std::string &name, const std::string &text, Times &t) {
 }  // namespace
 
 int main(int argc, char **argv) {
-  if (argc < 2 || argc > 3) {
-    std::cerr << "usage: compile_bench FILE [RUNS]\n";
+  if (argc < 2 || argc > 4) {
+    std::cerr << "usage: compile_bench FILE [RUNS [THREADS]]\n";
     return 2;
   }
   std::ifstream in(argv[1], std::ios::binary);
@@ -91,21 +93,23 @@ int main(int argc, char **argv) {
   std::stringstream buffer;
   buffer << in.rdbuf();
   const std::string text = buffer.str();
-  const int runs = argc == 3 ? std::atoi(argv[2]) : 20;
-  if (runs < 1) {
-    std::cerr << "compile_bench: RUNS must be at least 1\n";
+  const int runs = argc >= 3 ? std::atoi(argv[2]) : 20;
+  const unsigned threads =
+      argc == 4 ? static_cast<unsigned>(std::atoi(argv[3])) : rbt::MachineTypes::usable_cpus();
+  if (runs < 1 || threads < 1) {
+    std::cerr << "compile_bench: RUNS and THREADS must be at least 1\n";
     return 2;
   }
 
   // The first compile in a process pays first-use costs (LLVM target set-up, kernel BTF), as
   // every `rbt` run does; it is reported on its own and not counted in the medians.
   Times t;
-  if (!compile_once(argv[1], text, t))
+  if (!compile_once(argv[1], text, threads, t))
     return 1;
   const double cold = t.parse + t.sema + t.codegen;
   std::vector<double> parse, sema, codegen, total;
   for (int i = 0; i < runs; i++) {
-    if (!compile_once(argv[1], text, t))
+    if (!compile_once(argv[1], text, threads, t))
       return 1;
     parse.push_back(t.parse);
     sema.push_back(t.sema);

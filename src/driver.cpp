@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 
@@ -44,6 +45,20 @@ void block_session_signals() {
   sigprocmask(SIG_BLOCK, &set, nullptr);
 }
 
+// Threads to compile on: the CPUs rbt may use, or RBT_COMPILE_THREADS (1 compiles one module,
+// a way around the partitioned build if it ever misbehaves).
+Result<unsigned> compile_threads() {
+  const char *env = getenv("RBT_COMPILE_THREADS");
+  if (!env)
+    return MachineTypes::usable_cpus();
+  char *end = nullptr;
+  unsigned long n = strtoul(env, &end, 10);
+  if (*env == '\0' || *end != '\0' || n < 1 || n > 64)
+    return make_error("RBT_COMPILE_THREADS", "'" + std::string(env) + "' is not a number from 1 to 64",
+                      "unset it to use every CPU rbt may run on");
+  return static_cast<unsigned>(n);
+}
+
 }  // namespace
 
 int run_driver(const Options &options) {
@@ -75,11 +90,18 @@ int run_driver(const Options &options) {
   cg.keep_asm = options.wants_dump("asm");
   cg.filter_pid = options.pid > 0;
   cg.cpu = MachineTypes::bpf_cpu();
+  auto threads = compile_threads();
+  if (!threads)
+    return fail(threads.error(), options.verbose);
+  cg.threads = *threads;
   cg.warn_failed_reads = options.warn_failed_reads;
   cg.source_name = options.program_name;
   auto object = codegen::compile(*program, sema, cg);
   if (!object)
     return fail(object.error(), options.verbose);
+  if (options.verbose)
+    fprintf(stderr, "Compiled %zu programs in %u part%s\n", object->manifest.probes.size(),
+            object->parts, object->parts == 1 ? "" : "s (one thread each, linked)");
   if (options.wants_dump("ir"))
     std::cout << object->ir;
   if (options.wants_dump("ir-opt"))

@@ -1,6 +1,9 @@
 #include "machine_types.h"
 
+#include <sched.h>
 #include <sys/utsname.h>
+
+#include <algorithm>
 
 #include <cstdio>
 
@@ -48,6 +51,14 @@ std::string MachineTypes::bpf_cpu() {
       (major > 6 || (major == 6 && minor >= 6)))
     return "v4";
   return "v3";
+}
+
+unsigned MachineTypes::usable_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0)
+    return 1;
+  return static_cast<unsigned>(std::max(1, CPU_COUNT(&set)));
 }
 
 }  // namespace rbt

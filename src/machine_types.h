@@ -19,6 +19,8 @@ public:
   sema::Environment environment(const Options &options);
   // The newest BPF instruction set the running kernel takes ("v4" from Linux 6.6, else "v3").
   static std::string bpf_cpu();
+  // The CPUs this process may run on (its affinity mask), for compiling on several threads.
+  static unsigned usable_cpus();
 
 private:
   const RecordLayout *tracepoint_format(const ProbeDesc &probe);

@@ -7,32 +7,48 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Transforms/Utils/ModuleUtils.h>
 
+#include <memory>
+#include <optional>
+#include <thread>
+
 #include "emit_object.h"
+#include "link_objects.h"
 #include "link_stdlib.h"
 #include "lowering.h"
+#include "partition.h"
 
 namespace rbt::codegen {
 
 namespace {
+
 std::string print_module(const llvm::Module &module) {
   std::string s;
   llvm::raw_string_ostream out(s);
   module.print(out, nullptr);
   return s;
 }
-}  // namespace
 
-Result<CompiledObject> compile(const ast::Program &program, const sema::SemaInfo &sema,
-                               const CodegenOptions &options) {
+// One LLVM module with the whole script lowered into it, in a context of its own (partition.h).
+struct ModuleBuild {
+  std::unique_ptr<llvm::TargetMachine> tm;
+  llvm::LLVMContext context;
+  std::string backend_errors;  // the first error the BPF back end reported
+  std::unique_ptr<llvm::Module> module;
+  std::unique_ptr<DebugInfo> debug_info;
+  std::unique_ptr<Resources> resources;
+};
+
+Result<std::unique_ptr<ModuleBuild>> lower_script(const ast::Program &program,
+                                                  const sema::SemaInfo &sema,
+                                                  const CodegenOptions &options) {
+  auto build = std::make_unique<ModuleBuild>();
   auto tm = create_bpf_target_machine(options.cpu);
   if (!tm)
     return tm.error();
-
-  llvm::LLVMContext context;
+  build->tm = std::move(*tm);
   // The BPF back end reports some errors (a stack over 512 bytes) through the context; LLVM's
   // default handler would print them and exit(1) from inside the library.
-  std::string backend_errors;
-  context.setDiagnosticHandlerCallBack(
+  build->context.setDiagnosticHandlerCallBack(
       [](const llvm::DiagnosticInfo *di, void *errors) {
         auto &first = *static_cast<std::string *>(errors);
         if (di->getSeverity() != llvm::DS_Error || !first.empty())
@@ -41,14 +57,15 @@ Result<CompiledObject> compile(const ast::Program &program, const sema::SemaInfo
         llvm::DiagnosticPrinterRawOStream printer(os);
         di->print(printer);
       },
-      &backend_errors);
-  llvm::Module module("rbt", context);
-  module.setTargetTriple((*tm)->getTargetTriple().str());
-  module.setDataLayout((*tm)->createDataLayout());
+      &build->backend_errors);
+  build->module = std::make_unique<llvm::Module>("rbt", build->context);
+  llvm::Module &module = *build->module;
+  module.setTargetTriple(build->tm->getTargetTriple().str());
+  module.setDataLayout(build->tm->createDataLayout());
 
-  DebugInfo debug_info(module);
-  Resources resources(debug_info, sema);
-  Lowering lowering(module, debug_info, resources, sema);
+  build->debug_info = std::make_unique<DebugInfo>(module);
+  build->resources = std::make_unique<Resources>(*build->debug_info, sema);
+  Lowering lowering(module, *build->debug_info, *build->resources, sema);
   lowering.set_filter_pid(options.filter_pid);
   if (options.warn_failed_reads)
     lowering.warn_failed_reads(options.source_name);
@@ -58,23 +75,27 @@ Result<CompiledObject> compile(const ast::Program &program, const sema::SemaInfo
       lowering.lower_probe(*probe, desc, index++);
   if (!lowering.error().empty())
     return make_error("generating BPF code", lowering.error());
-  resources.finish_scratch();
+  build->resources->finish_scratch();
 
   for (const std::string &library : lowering.libraries())
     if (auto s = link_stdlib(module, library); !s)
       return s.error();
+  return build;
+}
 
-  auto *license_init = llvm::ConstantDataArray::getString(context, "GPL");
-  auto *license = new llvm::GlobalVariable(module, license_init->getType(), true,
-                                           llvm::GlobalValue::ExternalLinkage, license_init,
-                                           "_license");
-  license->setSection("license");
-  std::vector<llvm::GlobalValue *> used{license};
+// Cuts the module to one part of the plan, then optimizes and emits it.
+Result<CompiledObject> finish_part(ModuleBuild &build, const CodegenOptions &options,
+                                   const PartitionPlan &plan, unsigned part) {
+  llvm::Module &module = *build.module;
+  keep_partition(module, plan, part);
+  std::vector<llvm::GlobalValue *> used;
+  if (part == 0)  // one license for the linked object
+    used.push_back(build.debug_info->define_license());
   for (auto &g : module.globals())
     if (g.getSection() == ".maps")
       used.push_back(&g);
   llvm::appendToCompilerUsed(module, used);
-  debug_info.finalize();
+  build.debug_info->finalize();
 
   CompiledObject out;
   if (options.keep_ir)
@@ -85,22 +106,61 @@ Result<CompiledObject> compile(const ast::Program &program, const sema::SemaInfo
     return make_error("generating code", "internal error: invalid LLVM IR:\n" + verify_errors,
                       "please report this with the script that caused it");
 
-  optimize(module, **tm);
+  optimize(module, *build.tm);
   if (options.keep_ir)
     out.ir_opt = print_module(module);
   if (options.keep_asm) {
-    auto text = emit(module, **tm, true);
+    auto text = emit(module, *build.tm, true);
     if (!text)
       return text.error();
     out.asm_text.assign(text->begin(), text->end());
   }
-  auto elf = emit(module, **tm, false);
+  auto elf = emit(module, *build.tm, false);
   if (!elf)
     return elf.error();
-  if (!backend_errors.empty())
-    return make_error("generating BPF code", backend_errors);
+  if (!build.backend_errors.empty())
+    return make_error("generating BPF code", build.backend_errors);
   out.elf = std::move(*elf);
-  out.manifest = resources.take_manifest();
+  out.manifest = build.resources->take_manifest();
+  return out;
+}
+
+}  // namespace
+
+Result<CompiledObject> compile(const ast::Program &program, const sema::SemaInfo &sema,
+                               const CodegenOptions &options) {
+  auto build = lower_script(program, sema, options);
+  if (!build)
+    return build.error();
+  // -d ir/asm show one module, as written.
+  unsigned threads = options.keep_ir || options.keep_asm ? 1 : std::max(1u, options.threads);
+  const PartitionPlan plan = plan_partitions(*(*build)->module, threads);
+  if (plan.parts == 1)
+    return finish_part(**build, options, plan, 0);
+
+  std::vector<std::optional<Result<CompiledObject>>> parts(plan.parts);
+  {
+    std::vector<std::jthread> workers;
+    for (unsigned part = 1; part < plan.parts; part++)
+      workers.emplace_back([&, part] {
+        auto own = lower_script(program, sema, options);
+        parts[part] = own ? finish_part(**own, options, plan, part)
+                          : Result<CompiledObject>(own.error());
+      });
+    parts[0] = finish_part(**build, options, plan, 0);
+  }
+  std::vector<std::vector<char>> objects;
+  for (auto &part : parts) {
+    if (!*part)
+      return part->error();
+    objects.push_back(std::move((*part)->elf));
+  }
+  auto linked = link_objects(objects);
+  if (!linked)
+    return linked.error();
+  CompiledObject out = std::move(**parts[0]);
+  out.elf = std::move(*linked);
+  out.parts = plan.parts;
   return out;
 }
 

@@ -23,12 +23,16 @@ struct CodegenOptions {
   // -k: a warning at run time when a probe_read helper fails, naming the script's place.
   bool warn_failed_reads = false;
   std::string source_name = "stdin";  // for those warnings
+  // Threads to compile on (partition.h): the driver gives the CPUs it may use. The object
+  // links the same programs whatever the number; 1 compiles one module, as -d ir/asm always do.
+  unsigned threads = 1;
 };
 
 struct CompiledObject {
   std::vector<char> elf;
   Manifest manifest;
   std::string ir, ir_opt, asm_text;
+  unsigned parts = 1;  // modules compiled on their own threads and linked into `elf`
 };
 
 Result<CompiledObject> compile(const ast::Program &program, const sema::SemaInfo &sema,

@@ -79,6 +79,33 @@ llvm::GlobalVariable *DebugInfo::define_sized_map(const std::string &name, unsig
                            {"value_size", int_array(value_size)}});
 }
 
+llvm::GlobalVariable *DebugInfo::define_counter(const std::string &name) {
+  auto *i64 = llvm::Type::getInt64Ty(module_.getContext());
+  auto *gv = new llvm::GlobalVariable(module_, i64, false, llvm::GlobalValue::ExternalLinkage,
+                                      llvm::ConstantInt::get(i64, 0), name);
+  gv->setSection(".bss");
+  gv->setAlignment(llvm::Align(8));
+  auto *type = dib_.createBasicType("unsigned long long", 64, llvm::dwarf::DW_ATE_unsigned);
+  auto *expr = dib_.createGlobalVariableExpression(cu_, name, "", file_, 0, type, false);
+  gv->addDebugInfo(expr);
+  globals_.push_back(expr);
+  return gv;
+}
+
+llvm::GlobalVariable *DebugInfo::define_license() {
+  auto *init = llvm::ConstantDataArray::getString(module_.getContext(), "GPL");
+  auto *gv = new llvm::GlobalVariable(module_, init->getType(), true,
+                                      llvm::GlobalValue::ExternalLinkage, init, "_license");
+  gv->setSection("license");
+  auto *chr = dib_.createBasicType("char", 8, llvm::dwarf::DW_ATE_signed_char);
+  auto *range = dib_.getOrCreateSubrange(0, 4);
+  auto *type = dib_.createArrayType(32, 8, chr, dib_.getOrCreateArray({range}));
+  auto *expr = dib_.createGlobalVariableExpression(cu_, "_license", "", file_, 0, type, false);
+  gv->addDebugInfo(expr);
+  globals_.push_back(expr);
+  return gv;
+}
+
 llvm::DISubprogram *DebugInfo::describe_function(llvm::Function &fn, unsigned line,
                                                  unsigned params) {
   llvm::DISubroutineType *type = probe_fn_type_;

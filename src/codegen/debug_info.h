@@ -25,6 +25,11 @@ public:
   llvm::GlobalVariable *define_sized_map(const std::string &name, unsigned map_type,
                                          uint64_t max_entries, uint64_t key_size,
                                          uint64_t value_size);
+  // A zeroed 64-bit global in .bss (`unsigned long long name;`), which user space reads through
+  // libbpf's .bss map. Described in BTF, as the static linker requires of every global.
+  llvm::GlobalVariable *define_counter(const std::string &name);
+  // `char _license[] SEC("license") = "GPL";`, which the kernel checks for GPL-only helpers.
+  llvm::GlobalVariable *define_license();
   // Attaches a subprogram `int fn(void *ctx)` to `fn`, or with `params` pointer parameters
   // named p0.. (a for-over-map callback: map, key, value, context).
   llvm::DISubprogram *describe_function(llvm::Function &fn, unsigned line, unsigned params = 0);

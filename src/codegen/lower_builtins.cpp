@@ -138,7 +138,7 @@ void Lowering::send_event(llvm::Value *event, uint64_t size) {
   auto *done = new_block("event_sent");
   b_.CreateCondBr(b_.CreateICmpEQ(rc, b_.getInt64(0)), done, lost);
   b_.SetInsertPoint(lost);
-  b_.CreateAtomicRMW(llvm::AtomicRMWInst::Add, resources_.lost_events(module_), rc,
+  b_.CreateAtomicRMW(llvm::AtomicRMWInst::Add, resources_.lost_events(), rc,
                      llvm::Align(8), llvm::AtomicOrdering::Monotonic);
   b_.CreateBr(done);
   b_.SetInsertPoint(done);

@@ -38,15 +38,10 @@ llvm::GlobalVariable *Resources::stack_map(bool user, uint32_t depth) {
   return it->second;
 }
 
-llvm::GlobalVariable *Resources::lost_events(llvm::Module &module) {
+llvm::GlobalVariable *Resources::lost_events() {
   if (!lost_events_) {
     manifest_.lost_events_name = "rbt_lost_events";
-    auto *i64 = llvm::Type::getInt64Ty(module.getContext());
-    lost_events_ = new llvm::GlobalVariable(module, i64, false, llvm::GlobalValue::ExternalLinkage,
-                                            llvm::ConstantInt::get(i64, 0),
-                                            manifest_.lost_events_name);
-    lost_events_->setSection(".bss");
-    lost_events_->setAlignment(llvm::Align(8));
+    lost_events_ = debug_info_.define_counter(manifest_.lost_events_name);
   }
   return lost_events_;
 }

@@ -28,7 +28,7 @@ public:
   const MapDesc &map_desc(const std::string &name) const;
   llvm::GlobalVariable *ringbuf() { return ringbuf_; }
   // The lost-events counter (Manifest::lost_events_name), made on first use.
-  llvm::GlobalVariable *lost_events(llvm::Module &module);
+  llvm::GlobalVariable *lost_events();
   // The stack trace map for kernel or user stacks of `depth` frames, made on first use.
   llvm::GlobalVariable *stack_map(bool user, uint32_t depth);
   // pid → 1 for processes whose memory map user space was told to capture (ustack).

@@ -6,6 +6,7 @@
 #include <bpf/libbpf.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "manifest.h"
 
@@ -21,6 +22,10 @@ public:
 
 private:
   int fd_ = -1;  // the .bss map
+  // Where the counter lies in the .bss map's one value. A linked object (codegen/partition.h)
+  // keeps every part's copy of the weak counter, and the kernel copies out the whole section.
+  size_t offset_ = 0;
+  std::vector<char> value_;
   uint64_t reported_ = 0;
 };
 

@@ -4,33 +4,11 @@
 #include <bpf/libbpf.h>
 #include <gtest/gtest.h>
 
-#include "codegen.h"
-#include "parse.h"
-#include "sema/sema.h"
+#include "compiled.h"
 
 namespace {
 
-struct Compiled {
-  explicit Compiled(const std::string &text) : source("test.rbt", text), diags(source) {
-    auto *program = rbt::parse(source, ctx, diags);
-    if (!program || !rbt::sema::analyse(*program, diags, info)) {
-      error = diags.render();
-      return;
-    }
-    auto r = rbt::codegen::compile(*program, info, {});
-    if (!r) {
-      error = r.error().why;
-      return;
-    }
-    object = std::move(*r);
-  }
-  rbt::SourceFile source;
-  rbt::DiagnosticEngine diags;
-  rbt::ast::ASTContext ctx;
-  rbt::sema::SemaInfo info;
-  rbt::codegen::CompiledObject object;
-  std::string error;
-};
+using rbt::test::Compiled;
 
 // libbpf parses the ELF (sections, BTF, map definitions) without touching the kernel.
 int programs_in(const std::vector<char> &elf, int &maps) {
