@@ -129,31 +129,50 @@ Result<CompiledObject> finish_part(ModuleBuild &build, const CodegenOptions &opt
 
 Result<CompiledObject> compile(const ast::Program &program, const sema::SemaInfo &sema,
                                const CodegenOptions &options) {
-  auto build = lower_script(program, sema, options);
-  if (!build)
-    return build.error();
   // -d ir/asm show one module, as written.
-  unsigned threads = options.keep_ir || options.keep_asm ? 1 : std::max(1u, options.threads);
-  const PartitionPlan plan = plan_partitions(*(*build)->module, threads);
-  if (plan.parts == 1)
-    return finish_part(**build, options, plan, 0);
+  const unsigned threads =
+      options.keep_ir || options.keep_asm ? 1 : std::max(1u, options.threads);
+  size_t programs = 0;
+  for (const ast::Probe *probe : program.probes)
+    programs += sema.probes.at(probe).size();
+  // How many parts there will be is known only once the script is lowered. Threads for the
+  // parts it may need start at once and lower it themselves, so their lowering overlaps this
+  // thread's; each makes the same plan from its own copy and stops if it has no part.
+  const unsigned helpers =
+      static_cast<unsigned>(std::min({size_t{threads}, size_t{kMaxPartitions}, programs})) - 1;
+  const size_t slots = helpers + 1;
 
-  std::vector<std::optional<Result<CompiledObject>>> parts(plan.parts);
+  std::vector<std::optional<Result<CompiledObject>>> parts(slots);
+  PartitionPlan plan;  // part 0's, written before the threads are joined
+  auto compile_part = [&](unsigned part) -> std::optional<Result<CompiledObject>> {
+    auto build = lower_script(program, sema, options);
+    if (!build)  // every thread meets the same error: part 0 reports it
+      return part == 0 ? std::optional<Result<CompiledObject>>(build.error()) : std::nullopt;
+    PartitionPlan own = plan_partitions(*(*build)->module, threads);
+    if (part >= own.parts)
+      return std::nullopt;
+    if (part == 0)
+      plan = own;
+    return finish_part(**build, options, own, part);
+  };
   {
     std::vector<std::jthread> workers;
-    for (unsigned part = 1; part < plan.parts; part++)
-      workers.emplace_back([&, part] {
-        auto own = lower_script(program, sema, options);
-        parts[part] = own ? finish_part(**own, options, plan, part)
-                          : Result<CompiledObject>(own.error());
-      });
-    parts[0] = finish_part(**build, options, plan, 0);
+    for (unsigned part = 1; part < slots; part++)
+      workers.emplace_back([&, part] { parts[part] = compile_part(part); });
+    parts[0] = compile_part(0);
   }
+  if (!*parts[0] || plan.parts == 1)
+    return std::move(*parts[0]);
+
   std::vector<std::vector<char>> objects;
-  for (auto &part : parts) {
-    if (!*part)
-      return part->error();
-    objects.push_back(std::move((*part)->elf));
+  for (unsigned part = 0; part < plan.parts; part++) {
+    if (!parts[part])  // cannot happen: every thread plans from the same module
+      return make_error("generating BPF code", "internal error: part " + std::to_string(part) +
+                                                   " of " + std::to_string(plan.parts) +
+                                                   " was not compiled");
+    if (!*parts[part])
+      return parts[part]->error();
+    objects.push_back(std::move((*parts[part])->elf));
   }
   auto linked = link_objects(objects);
   if (!linked)
