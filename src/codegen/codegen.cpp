@@ -87,13 +87,9 @@ Result<std::unique_ptr<ModuleBuild>> lower_script(const ast::Program &program,
 Result<CompiledObject> finish_part(ModuleBuild &build, const CodegenOptions &options,
                                    const PartitionPlan &plan, unsigned part) {
   llvm::Module &module = *build.module;
-  keep_partition(module, plan, part);
-  std::vector<llvm::GlobalValue *> used;
+  std::vector<llvm::GlobalValue *> used = keep_partition(module, plan, part);
   if (part == 0)  // one license for the linked object
     used.push_back(build.debug_info->define_license());
-  for (auto &g : module.globals())
-    if (g.getSection() == ".maps")
-      used.push_back(&g);
   llvm::appendToCompilerUsed(module, used);
   build.debug_info->finalize();
 
@@ -107,6 +103,7 @@ Result<CompiledObject> finish_part(ModuleBuild &build, const CodegenOptions &opt
                       "please report this with the script that caused it");
 
   optimize(module, *build.tm);
+  share_partition_maps(module, plan);
   if (options.keep_ir)
     out.ir_opt = print_module(module);
   if (options.keep_asm) {

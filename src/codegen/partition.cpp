@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <set>
 
 namespace rbt::codegen {
 
@@ -37,6 +38,24 @@ size_t weight(const llvm::Function &fn, std::map<const llvm::Function *, size_t>
   return memo[&fn] = n;
 }
 
+bool is_map(const llvm::GlobalVariable &g) { return g.getSection() == ".maps"; }
+
+// The maps a function uses, itself or through the functions it calls or passes to helpers.
+void collect_maps(const llvm::Function &fn, std::set<const llvm::Function *> &seen,
+                  std::set<const llvm::GlobalVariable *> &maps) {
+  if (!seen.insert(&fn).second)
+    return;
+  for (const auto &block : fn)
+    for (const auto &inst : block)
+      for (const llvm::Value *op : inst.operands()) {
+        if (auto *g = llvm::dyn_cast<llvm::GlobalVariable>(op); g && is_map(*g))
+          maps.insert(g);
+        else if (auto *callee = llvm::dyn_cast<llvm::Function>(op);
+                 callee && !callee->isDeclaration() && !callee->hasSection())
+          collect_maps(*callee, seen, maps);
+      }
+}
+
 }  // namespace
 
 PartitionPlan plan_partitions(const llvm::Module &module, unsigned threads) {
@@ -68,15 +87,44 @@ PartitionPlan plan_partitions(const llvm::Module &module, unsigned threads) {
   return plan;
 }
 
-void keep_partition(llvm::Module &module, const PartitionPlan &plan, unsigned part) {
-  if (plan.parts == 1)
-    return;
+std::vector<llvm::GlobalValue *> keep_partition(llvm::Module &module, const PartitionPlan &plan,
+                                                unsigned part) {
+  std::vector<llvm::GlobalValue *> pinned;
+  if (plan.parts == 1) {  // one object: every map, used or not
+    for (auto &g : module.globals())
+      if (is_map(g))
+        pinned.push_back(&g);
+    return pinned;
+  }
   auto fns = programs(module);
+  std::set<const llvm::Function *> seen;
+  std::set<const llvm::GlobalVariable *> used_by_programs;
+  for (llvm::Function *fn : fns)
+    collect_maps(*fn, seen, used_by_programs);
   for (size_t i = 0; i < fns.size(); i++)
     if (plan.part_of.at(i) != part)
       fns[i]->eraseFromParent();
+  for (auto &g : module.globals()) {
+    if (g.isDeclaration() || !g.hasExternalLinkage())
+      continue;
+    if (is_map(g) && !(part == 0 && !used_by_programs.count(&g))) {
+      // Made static until optimize()'s globaldce has dropped the maps only other parts use;
+      // share_partition_maps() publishes the rest.
+      g.setLinkage(llvm::GlobalValue::InternalLinkage);
+      continue;
+    }
+    g.setLinkage(llvm::GlobalValue::WeakAnyLinkage);
+    if (is_map(g))  // no program uses it, but libbpf and the runtime expect it: part 0 keeps it
+      pinned.push_back(&g);
+  }
+  return pinned;
+}
+
+void share_partition_maps(llvm::Module &module, const PartitionPlan &plan) {
+  if (plan.parts == 1)
+    return;
   for (auto &g : module.globals())
-    if (!g.isDeclaration() && g.hasExternalLinkage())
+    if (is_map(g) && g.hasInternalLinkage())
       g.setLinkage(llvm::GlobalValue::WeakAnyLinkage);
 }
 

@@ -30,8 +30,15 @@ constexpr unsigned kMaxPartitions = 8;
 PartitionPlan plan_partitions(const llvm::Module &module, unsigned threads);
 
 // Cuts `module` down to part `part` of `plan`: drops the other parts' programs (their helpers
-// go with them at the next globaldce) and makes every definition that all parts carry (maps,
-// counters) weak, so the linker keeps one of the identical copies.
-void keep_partition(llvm::Module &module, const PartitionPlan &plan, unsigned part);
+// go with them at the next globaldce), and makes every definition that all parts carry
+// (counters) weak, so the linker keeps one of the identical copies. A part keeps only the maps
+// its programs use (LLVM's BTF writer spends time per function for every map in the module),
+// except that part 0 also keeps those no program uses. Returns the globals to pin in
+// llvm.compiler.used: every map of a one-part plan, part 0's unused maps otherwise.
+std::vector<llvm::GlobalValue *> keep_partition(llvm::Module &module, const PartitionPlan &plan,
+                                                unsigned part);
+
+// After optimization: the maps a part kept become weak definitions the linker can merge.
+void share_partition_maps(llvm::Module &module, const PartitionPlan &plan);
 
 }  // namespace rbt::codegen
