@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdarg>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -57,14 +59,38 @@ private:
   int fd_;
 };
 
+// libbpf's linker explains a refusal through libbpf's print callback: collected here for the
+// error's detail (-v) rather than printed over the user's output.
+std::string g_linker_log;
+
+int collect_linker_log(enum libbpf_print_level level, const char *format, va_list args) {
+  if (level == LIBBPF_DEBUG)
+    return 0;
+  char line[512];
+  int n = vsnprintf(line, sizeof line, format, args);
+  g_linker_log += line;
+  return n;
+}
+
 Error link_error(const std::string &why, int err = 0) {
-  return make_error("linking the compiled BPF objects", why,
-                    "please report this with the script that caused it", err);
+  Error e = make_error("linking the compiled BPF objects", why,
+                       "RBT_COMPILE_THREADS=1 compiles one object; please report this with "
+                       "the script that caused it",
+                       err);
+  e.detail = g_linker_log;
+  return e;
 }
 
 }  // namespace
 
 Result<std::vector<char>> link_objects(const std::vector<std::vector<char>> &objects) {
+  // Runs on one thread, after the parts are compiled and before the runtime sets its own.
+  g_linker_log.clear();
+  libbpf_print_fn_t previous = libbpf_set_print(collect_linker_log);
+  struct Restore {
+    libbpf_print_fn_t fn;
+    ~Restore() { libbpf_set_print(fn); }
+  } restore{previous};
   MemFile out;
   if (!out.ok())
     return link_error(std::string("memfd_create: ") + std::strerror(errno), errno);
