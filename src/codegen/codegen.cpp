@@ -7,6 +7,7 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Transforms/Utils/ModuleUtils.h>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -132,32 +133,41 @@ Result<CompiledObject> compile(const ast::Program &program, const sema::SemaInfo
   size_t programs = 0;
   for (const ast::Probe *probe : program.probes)
     programs += sema.probes.at(probe).size();
-  // How many parts there will be is known only once the script is lowered. Threads for the
-  // parts it may need start at once and lower it themselves, so their lowering overlaps this
-  // thread's; each makes the same plan from its own copy and stops if it has no part.
-  const unsigned helpers =
-      static_cast<unsigned>(std::min({size_t{threads}, size_t{kMaxPartitions}, programs})) - 1;
-  const size_t slots = helpers + 1;
+  // How many parts there will be is known only once the script is lowered. For a script with
+  // many programs, threads for the parts it may need start at once and lower it themselves, so
+  // their lowering overlaps this thread's; each makes the same plan from its own copy and stops
+  // if it has no part. For fewer programs that guess costs more than it saves (a thread's
+  // first LLVM set-up contends with this one's): the threads start once the plan wants them.
+  const unsigned helpers = static_cast<unsigned>(
+      std::max<size_t>(1, std::min({size_t{threads}, size_t{kMaxPartitions}, programs})) - 1);
+  const bool start_early = programs >= kEarlyThreadPrograms;
 
-  std::vector<std::optional<Result<CompiledObject>>> parts(slots);
+  std::vector<std::optional<Result<CompiledObject>>> parts(helpers + 1);
   PartitionPlan plan;  // part 0's, written before the threads are joined
-  auto compile_part = [&](unsigned part) -> std::optional<Result<CompiledObject>> {
+  std::vector<std::jthread> workers;
+  std::function<std::optional<Result<CompiledObject>>(unsigned)> compile_part;
+  auto start_parts = [&](unsigned from, unsigned to) {
+    for (unsigned part = from; part < to; part++)
+      workers.emplace_back([&, part] { parts[part] = compile_part(part); });
+  };
+  compile_part = [&](unsigned part) -> std::optional<Result<CompiledObject>> {
     auto build = lower_script(program, sema, options);
     if (!build)  // every thread meets the same error: part 0 reports it
       return part == 0 ? std::optional<Result<CompiledObject>>(build.error()) : std::nullopt;
     PartitionPlan own = plan_partitions(*(*build)->module, threads);
     if (part >= own.parts)
       return std::nullopt;
-    if (part == 0)
+    if (part == 0) {
       plan = own;
+      if (!start_early)
+        start_parts(1, own.parts);
+    }
     return finish_part(**build, options, own, part);
   };
-  {
-    std::vector<std::jthread> workers;
-    for (unsigned part = 1; part < slots; part++)
-      workers.emplace_back([&, part] { parts[part] = compile_part(part); });
-    parts[0] = compile_part(0);
-  }
+  if (start_early)
+    start_parts(1, helpers + 1);
+  parts[0] = compile_part(0);
+  workers.clear();  // joins
   if (!*parts[0] || plan.parts == 1)
     return std::move(*parts[0]);
 

@@ -24,6 +24,10 @@ constexpr size_t kMinPartitionInstructions = 300;
 // grows with them.
 constexpr unsigned kMaxPartitions = 8;
 
+// Scripts with at least this many programs start their part threads before lowering (see
+// compile()); fewer programs usually make one part.
+constexpr size_t kEarlyThreadPrograms = 8;
+
 // How many parts (at most `threads` and kMaxPartitions, at most one per program, none smaller than
 // kMinPartitionInstructions) and which program goes where: largest program first, each to
 // the part with the least work so far.
