@@ -108,9 +108,10 @@ llvm::AllocaInst *IRBuilderBPF::stack_slot(llvm::Type *type, const llvm::Twine &
   stack_bytes_ += (size + 7) / 8 * 8;
   if (!zeroed)
     return slot;
-  // Zero it right where it is allocated: every later use sees defined bytes.
-  entry.SetInsertPoint(slot->getParent(), std::next(slot->getIterator()));
-  entry.CreateMemSet(slot, entry.getInt8(0), size, llvm::Align(8));
+  // Zeroed where the lowering asks for it, which comes before every use it makes of the slot,
+  // rather than in `entry`: a probe whose predicate fails, or a branch not taken, then skips
+  // the stores, and DSE drops the zeroing that the next stores overwrite.
+  CreateMemSet(slot, getInt8(0), size, llvm::Align(8));
   return slot;
 }
 
