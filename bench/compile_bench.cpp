@@ -69,6 +69,8 @@ bool compile_once(const std::string &name, const std::string &text, unsigned thr
   rbt::codegen::CodegenOptions options_cg;
   options_cg.cpu = rbt::MachineTypes::bpf_cpu();  // as the driver does
   options_cg.threads = threads;
+  options_cg.source_name = name;  // as the driver does
+  options_cg.source_text = text;
   auto object = rbt::codegen::compile(*program, info, options_cg);
   t.codegen = ms_since(start);
   if (!object) {

@@ -96,6 +96,7 @@ int run_driver(const Options &options) {
   cg.threads = *threads;
   cg.warn_failed_reads = options.warn_failed_reads;
   cg.source_name = options.program_name;
+  cg.source_text = options.program_text;
   auto object = codegen::compile(*program, sema, cg);
   if (!object)
     return fail(object.error(), options.verbose);

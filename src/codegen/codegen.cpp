@@ -64,7 +64,8 @@ Result<std::unique_ptr<ModuleBuild>> lower_script(const ast::Program &program,
   module.setTargetTriple(build->tm->getTargetTriple().str());
   module.setDataLayout(build->tm->createDataLayout());
 
-  build->debug_info = std::make_unique<DebugInfo>(module);
+  build->debug_info =
+      std::make_unique<DebugInfo>(module, options.source_name, options.source_text);
   build->resources = std::make_unique<Resources>(*build->debug_info, sema);
   Lowering lowering(module, *build->debug_info, *build->resources, sema);
   lowering.set_filter_pid(options.filter_pid);

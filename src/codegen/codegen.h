@@ -22,7 +22,8 @@ struct CodegenOptions {
   std::string cpu = "v3";
   // -k: a warning at run time when a probe_read helper fails, naming the script's place.
   bool warn_failed_reads = false;
-  std::string source_name = "stdin";  // for those warnings
+  std::string source_name = "stdin";  // for those warnings, and BTF line info
+  std::string source_text;            // the script: BTF line info quotes its lines
   // Threads to compile on (partition.h): the driver gives the CPUs it may use. The object
   // links the same programs whatever the number; 1 compiles one module, as -d ir/asm always do.
   unsigned threads = 1;

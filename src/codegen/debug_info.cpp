@@ -8,8 +8,12 @@
 
 namespace rbt::codegen {
 
-DebugInfo::DebugInfo(llvm::Module &module) : module_(module), dib_(module) {
-  file_ = dib_.createFile("rbt", ".");
+DebugInfo::DebugInfo(llvm::Module &module, const std::string &file_name,
+                     const std::string &source)
+    : module_(module), dib_(module) {
+  // Without a source, LLVM's BTF writer would open the file name relative to the current
+  // directory for the line text (a file called like the script there, or rbt's own binary).
+  file_ = dib_.createFile(file_name, "", std::nullopt, llvm::StringRef(source));
   cu_ = dib_.createCompileUnit(llvm::dwarf::DW_LANG_C11, file_, "rbt", true, "", 0);
   int_ = dib_.createBasicType("int", 32, llvm::dwarf::DW_ATE_signed);
   u8_ = dib_.createBasicType("unsigned char", 8, llvm::dwarf::DW_ATE_unsigned_char);

@@ -14,7 +14,9 @@ namespace rbt::codegen {
 
 class DebugInfo {
 public:
-  explicit DebugInfo(llvm::Module &module);
+  // `file_name` and `source` are the script's: BTF line info (verifier logs, bpftool) quotes
+  // its lines. With the source given, LLVM never reads a file named like the script.
+  DebugInfo(llvm::Module &module, const std::string &file_name, const std::string &source);
 
   // Declares a BTF-described map global named `name` in section ".maps". key_size and
   // value_size of 0 leave out the key/value members (ring buffers).
