@@ -11,17 +11,23 @@ namespace {
 
 // The script's programs: the functions placed in a section for libbpf (helpers, callbacks and
 // library code have none), in the order lowering made them.
-std::vector<llvm::Function *> programs(llvm::Module &module) {
-  std::vector<llvm::Function *> out;
+template <typename ModuleT> auto programs(ModuleT &module) {
+  std::vector<decltype(&*module.begin())> out;
   for (auto &fn : module.functions())
     if (!fn.isDeclaration() && fn.hasSection())
       out.push_back(&fn);
   return out;
 }
 
-// The back end's work for a program grows with its instructions after inlining: its own, and
-// those of the library functions it calls and the loop bodies it passes to helpers, once per
-// use (library code is always inlined; a callback is compiled with its caller's part).
+// A function a program's code reaches through `op`: a library function it calls or a loop body
+// it passes to a helper. Both are compiled with the program (library code is always inlined).
+const llvm::Function *reached_function(const llvm::Value *op) {
+  auto *fn = llvm::dyn_cast<llvm::Function>(op);
+  return fn && !fn->isDeclaration() && !fn->hasSection() ? fn : nullptr;
+}
+
+// The back end's work for a program grows with its instructions after inlining: its own and
+// those of the functions it reaches, once per use.
 size_t weight(const llvm::Function &fn, std::map<const llvm::Function *, size_t> &memo) {
   if (auto it = memo.find(&fn); it != memo.end())
     return it->second;
@@ -31,16 +37,15 @@ size_t weight(const llvm::Function &fn, std::map<const llvm::Function *, size_t>
     for (const auto &inst : block) {
       n++;
       for (const llvm::Value *op : inst.operands())
-        if (auto *callee = llvm::dyn_cast<llvm::Function>(op);
-            callee && !callee->isDeclaration() && !callee->hasSection())
-          n += weight(*callee, memo);
+        if (const llvm::Function *reached = reached_function(op))
+          n += weight(*reached, memo);
     }
   return memo[&fn] = n;
 }
 
 bool is_map(const llvm::GlobalVariable &g) { return g.getSection() == ".maps"; }
 
-// The maps a function uses, itself or through the functions it calls or passes to helpers.
+// The maps a function uses, itself or through the functions it reaches.
 void collect_maps(const llvm::Function &fn, std::set<const llvm::Function *> &seen,
                   std::set<const llvm::GlobalVariable *> &maps) {
   if (!seen.insert(&fn).second)
@@ -50,16 +55,15 @@ void collect_maps(const llvm::Function &fn, std::set<const llvm::Function *> &se
       for (const llvm::Value *op : inst.operands()) {
         if (auto *g = llvm::dyn_cast<llvm::GlobalVariable>(op); g && is_map(*g))
           maps.insert(g);
-        else if (auto *callee = llvm::dyn_cast<llvm::Function>(op);
-                 callee && !callee->isDeclaration() && !callee->hasSection())
-          collect_maps(*callee, seen, maps);
+        else if (const llvm::Function *reached = reached_function(op))
+          collect_maps(*reached, seen, maps);
       }
 }
 
 }  // namespace
 
 PartitionPlan plan_partitions(const llvm::Module &module, unsigned threads) {
-  auto fns = programs(const_cast<llvm::Module &>(module));
+  auto fns = programs(module);
   std::vector<size_t> work(fns.size());
   std::map<const llvm::Function *, size_t> memo;
   for (size_t i = 0; i < fns.size(); i++)
@@ -107,14 +111,15 @@ std::vector<llvm::GlobalValue *> keep_partition(llvm::Module &module, const Part
   for (auto &g : module.globals()) {
     if (g.isDeclaration() || !g.hasExternalLinkage())
       continue;
-    if (is_map(g) && !(part == 0 && !used_by_programs.count(&g))) {
+    bool unused_map = is_map(g) && !used_by_programs.count(&g);
+    if (is_map(g) && !(unused_map && part == 0)) {
       // Made static until optimize()'s globaldce has dropped the maps only other parts use;
       // share_partition_maps() publishes the rest.
       g.setLinkage(llvm::GlobalValue::InternalLinkage);
       continue;
     }
     g.setLinkage(llvm::GlobalValue::WeakAnyLinkage);
-    if (is_map(g))  // no program uses it, but libbpf and the runtime expect it: part 0 keeps it
+    if (unused_map)  // no program uses it, but libbpf and the runtime expect it: part 0 keeps it
       pinned.push_back(&g);
   }
   return pinned;
