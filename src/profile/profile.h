@@ -102,3 +102,15 @@ private:
 };
 
 }  // namespace rbt::profile
+
+namespace rbt::profile {
+
+// A frame as one line of text, the way the text output and the flamegraph formats name it:
+// Ruby `label (path:line)`, C methods `label <cfunc>`, everything else its name. Never empty
+// ("[unknown]").
+std::string frame_text(const Frame &frame);
+
+// Total of value `index` over a profile's samples.
+int64_t total_value(const Profile &profile, size_t index = 0);
+
+}  // namespace rbt::profile

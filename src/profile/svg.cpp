@@ -1,0 +1,237 @@
+// A self-contained interactive flamegraph: one SVG with its CSS and JavaScript inline
+// (svg_script.cpp), nothing fetched from the network. Root at the bottom, callees above,
+// children in name order, width proportional to the value. Frames are coloured by kind (Ruby
+// red, C methods yellow, native blue, kernel orange, key parts purple) with a shade from the
+// name's hash, so the same frame has the same colour in every graph.
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "svg_script.h"
+#include "writers.h"
+
+namespace rbt::profile {
+
+namespace {
+
+constexpr int kWidth = 1200, kFrameHeight = 16, kTop = 56, kBottom = 28, kPad = 10;
+constexpr double kMinWidthPx = 0.1;  // narrower frames are left out, as flamegraph.pl does
+
+struct Node {
+  std::string name;
+  FrameKind kind = FrameKind::Key;
+  int64_t value = 0;
+  std::map<std::string, size_t> children;  // by name: merged and in a stable order
+};
+
+class Tree {
+public:
+  Tree() { nodes_.push_back({"all", FrameKind::Key, 0, {}}); }
+  void add(const std::vector<std::pair<std::string, FrameKind>> &path, int64_t value) {
+    size_t n = 0;
+    nodes_[0].value += value;
+    for (const auto &[name, kind] : path) {
+      auto it = nodes_[n].children.find(name);
+      if (it == nodes_[n].children.end()) {
+        nodes_.push_back({name, kind, 0, {}});
+        it = nodes_[n].children.emplace(name, nodes_.size() - 1).first;
+      }
+      n = it->second;
+      nodes_[n].value += value;
+    }
+  }
+  const std::vector<Node> &nodes() const { return nodes_; }
+
+private:
+  std::vector<Node> nodes_;
+};
+
+uint32_t name_hash(const std::string &s) {
+  uint32_t h = 2166136261u;  // FNV-1a
+  for (unsigned char c : s)
+    h = (h ^ c) * 16777619u;
+  return h;
+}
+
+std::string colour(FrameKind kind, const std::string &name) {
+  uint32_t h = name_hash(name);
+  double a = (h & 0xff) / 255.0, b = ((h >> 8) & 0xff) / 255.0;
+  int r = 0, g = 0, bl = 0;
+  switch (kind) {
+  case FrameKind::Ruby: r = 225 + int(30 * a); g = 70 + int(60 * b); bl = 60 + int(40 * a); break;
+  case FrameKind::RubyCfunc: r = 225 + int(25 * a); g = 195 + int(45 * b); bl = 50 + int(50 * a); break;
+  case FrameKind::Native: r = 80 + int(50 * a); g = 160 + int(50 * b); bl = 215 + int(35 * a); break;
+  case FrameKind::Kernel: r = 235 + int(20 * a); g = 135 + int(45 * b); bl = 30 + int(40 * a); break;
+  case FrameKind::Key: r = 175 + int(25 * a); g = 160 + int(25 * b); bl = 220 + int(25 * a); break;
+  case FrameKind::Truncated: r = g = bl = 190 + int(30 * a); break;
+  }
+  return "rgb(" + std::to_string(r) + "," + std::to_string(g) + "," + std::to_string(bl) + ")";
+}
+
+void append_escaped(std::string &out, const std::string &s) {
+  for (char c : s) {
+    switch (c) {
+    case '&': out += "&amp;"; break;
+    case '<': out += "&lt;"; break;
+    case '>': out += "&gt;"; break;
+    case '"': out += "&quot;"; break;
+    default:
+      // XML 1.0 forbids most control characters even escaped: show them as spaces.
+      out += (static_cast<unsigned char>(c) < 0x20 && c != '\n') ? ' ' : c;
+    }
+  }
+}
+
+std::string fixed(double v) {
+  char buf[32];
+  snprintf(buf, sizeof(buf), "%.2f", v);
+  return buf;
+}
+
+// "1,234,567": counts are easier to read grouped.
+std::string grouped(int64_t v) {
+  std::string digits = std::to_string(v < 0 ? -v : v), out;
+  for (size_t i = 0; i < digits.size(); i++) {
+    if (i && (digits.size() - i) % 3 == 0)
+      out += ',';
+    out += digits[i];
+  }
+  return v < 0 ? "-" + out : out;
+}
+
+std::string truncated_label(const std::string &name, double width) {
+  int fit = static_cast<int>((width - 6) / 7.2);
+  if (fit < 3)
+    return {};
+  if (static_cast<int>(name.size()) <= fit)
+    return name;
+  return name.substr(0, fit - 2) + "..";
+}
+
+}  // namespace
+
+std::optional<std::string> write_svg(const std::vector<Profile> &profiles, std::string &out) {
+  Tree tree;
+  std::string unit = "samples";
+  for (const Profile &p : profiles) {
+    if (!p.value_types.empty() && p.value_types[0].unit != "count") {
+      unit = p.value_types[0].unit;
+      break;
+    }
+  }
+  bool name_roots = profiles.size() > 1;  // several maps: one root frame per map
+  std::vector<std::pair<std::string, FrameKind>> path;
+  for (const Profile &p : profiles) {
+    for (const Sample &s : p.samples) {
+      if (s.values.empty() || s.values[0] <= 0)
+        continue;
+      path.clear();
+      if (name_roots)
+        path.emplace_back(p.name, FrameKind::Key);
+      for (uint32_t f : s.stack)
+        path.emplace_back(frame_text(p.frames[f]), p.frames[f].kind);
+      tree.add(path, s.values[0]);
+    }
+  }
+  const std::vector<Node> &nodes = tree.nodes();
+  int64_t total = nodes[0].value;
+  double scale = total > 0 ? double(kWidth - 2 * kPad) / double(total) : 0;
+
+  // Depth-first, children in name order; frames too narrow to see are left out with their
+  // subtrees. `x` is in value units.
+  struct Item {
+    size_t node;
+    int64_t x;
+    int depth;
+  };
+  std::vector<Item> items, stack{{0, 0, 0}};
+  int max_depth = 0;
+  while (!stack.empty()) {
+    Item it = stack.back();
+    stack.pop_back();
+    const Node &n = nodes[it.node];
+    if (it.depth > 0 && double(n.value) * scale < kMinWidthPx)
+      continue;
+    items.push_back(it);
+    max_depth = std::max(max_depth, it.depth);
+    int64_t x = it.x;
+    std::vector<Item> kids;
+    for (const auto &[name, child] : n.children) {
+      kids.push_back({child, x, it.depth + 1});
+      x += nodes[child].value;
+    }
+    stack.insert(stack.end(), kids.rbegin(), kids.rend());
+  }
+  // Items in document order: depth-first from the root, which is also drawing order.
+  int height = kTop + (max_depth + 1) * kFrameHeight + kBottom;
+
+  std::string title = profiles.size() == 1 ? "Flame graph of " + profiles[0].name : "Flame graph";
+  out += "<?xml version=\"1.0\" standalone=\"no\"?>\n";
+  out += "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
+         std::to_string(kWidth) + "\" height=\"" + std::to_string(height) + "\" viewBox=\"0 0 " +
+         std::to_string(kWidth) + " " + std::to_string(height) + "\" data-width=\"" +
+         std::to_string(kWidth) + "\" data-frame-height=\"" + std::to_string(kFrameHeight) +
+         "\" data-bottom=\"" + std::to_string(kBottom) + "\" data-unit=\"";
+  append_escaped(out, unit);
+  out += "\">\n<style type=\"text/css\"><![CDATA[";
+  out += kFlamegraphStyle;
+  out += "]]></style>\n";
+  out += "<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" fill=\"rgb(248,248,248)\"/>\n";
+  out += "<text id=\"title\" x=\"" + std::to_string(kWidth / 2) +
+         "\" y=\"22\" text-anchor=\"middle\">";
+  append_escaped(out, title);
+  out += "</text>\n";
+  out += "<text id=\"reset\" class=\"ctl off\" x=\"" + std::to_string(kPad) +
+         "\" y=\"22\">Reset zoom</text>\n";
+  out += "<text id=\"search\" class=\"ctl\" x=\"" + std::to_string(kWidth - kPad) +
+         "\" y=\"22\" text-anchor=\"end\">Search (Ctrl-F)</text>\n";
+  out += "<text id=\"clear\" class=\"ctl off\" x=\"" + std::to_string(kWidth - kPad) +
+         "\" y=\"40\" text-anchor=\"end\">Clear search</text>\n";
+  // Legend: which colour is which kind of frame.
+  static const std::pair<FrameKind, const char *> kLegend[] = {
+      {FrameKind::Ruby, "Ruby"}, {FrameKind::RubyCfunc, "C method"},
+      {FrameKind::Native, "native"}, {FrameKind::Kernel, "kernel"}, {FrameKind::Key, "key"}};
+  int lx = kPad;
+  for (const auto &[kind, name] : kLegend) {
+    out += "<rect x=\"" + std::to_string(lx) + "\" y=\"31\" width=\"10\" height=\"10\" fill=\"" +
+           colour(kind, "") + "\"/><text x=\"" + std::to_string(lx + 14) + "\" y=\"40\">" + name +
+           "</text>\n";
+    lx += 28 + 8 * static_cast<int>(std::char_traits<char>::length(name));
+  }
+  if (total == 0) {
+    out += "<text x=\"" + std::to_string(kWidth / 2) + "\" y=\"" + std::to_string(kTop + 12) +
+           "\" text-anchor=\"middle\">No samples</text>\n";
+  }
+  out += "<g id=\"frames\">\n";
+  for (const Item &it : items) {
+    const Node &n = nodes[it.node];
+    double x = double(it.x) * scale, w = double(n.value) * scale;
+    int y = kTop + (max_depth - it.depth) * kFrameHeight;
+    std::string name = it.depth == 0 ? "all" : n.name;
+    out += "<g class=\"f\" data-x=\"" + std::to_string(it.x) + "\" data-w=\"" +
+           std::to_string(n.value) + "\" data-d=\"" + std::to_string(it.depth) + "\"><title>";
+    append_escaped(out, name);
+    char pct[32];
+    snprintf(pct, sizeof(pct), "%.2f%%", total ? 100.0 * double(n.value) / double(total) : 0.0);
+    out += "\n" + grouped(n.value) + " ";
+    append_escaped(out, unit);
+    out += ", " + std::string(pct) + "</title><rect x=\"" + fixed(kPad + x) + "\" y=\"" +
+           std::to_string(y) + "\" width=\"" + fixed(w) + "\" height=\"" +
+           std::to_string(kFrameHeight - 1) + "\" fill=\"" + colour(n.kind, name) +
+           "\" rx=\"2\"/><text x=\"" + fixed(kPad + x + 3) + "\" y=\"" +
+           std::to_string(y + kFrameHeight - 4) + "\">";
+    append_escaped(out, truncated_label(name, w));
+    out += "</text></g>\n";
+  }
+  out += "</g>\n";
+  out += "<text id=\"matched\" x=\"" + std::to_string(kWidth - kPad) + "\" y=\"" +
+         std::to_string(height - 10) + "\" text-anchor=\"end\"></text>\n";
+  out += "<text id=\"details\" x=\"" + std::to_string(kPad) + "\" y=\"" +
+         std::to_string(height - 10) + "\"> </text>\n";
+  out += "<script type=\"text/ecmascript\"><![CDATA[";
+  out += kFlamegraphScript;
+  out += "]]></script>\n</svg>\n";
+  return std::nullopt;
+}
+
+}  // namespace rbt::profile
