@@ -1,7 +1,7 @@
 // pprof's format: a gzipped perftools.profiles.Profile (github.com/google/pprof,
 // proto/profile.proto), encoded by hand with protobuf.h. Functions are (name, file), locations
 // (function, line); a sample lists its locations LEAF FIRST, as pprof wants. Key parts that are
-// not stacks arrive as labels. Several profiles (maps) share one file: the sample types are
+// not stacks arrive as labels (Key frames are left out of the locations). Several profiles (maps) share one file: the sample types are
 // concatenated, each sample fills its own map's slots (zeros elsewhere) and carries a `map`
 // label, so `go tool pprof -sample_index` picks a map.
 #include <map>
@@ -100,7 +100,8 @@ std::optional<std::string> write_pprof(const std::vector<Profile> &profiles, std
       ProtoWriter w;
       w.varint_field(kFunctionId, fit->second);
       w.int_field(kFunctionName, st.id(fn.first));
-      w.int_field(kFunctionSystemName, st.id(fn.first));
+      // No system_name: pprof would "demangle" it and strip Ruby's <main> as C++ template
+      // arguments.
       w.int_field(kFunctionFilename, st.id(fn.second));
       functions.bytes_field(kProfileFunction, w.bytes());
     }
@@ -122,12 +123,15 @@ std::optional<std::string> write_pprof(const std::vector<Profile> &profiles, std
     const Profile &prof = profiles[p];
     std::vector<uint64_t> frame_locations(prof.frames.size());
     for (size_t i = 0; i < prof.frames.size(); i++)
-      frame_locations[i] = location_of(prof.frames[i]);
+      if (prof.frames[i].kind != FrameKind::Key)
+        frame_locations[i] = location_of(prof.frames[i]);
     for (const Sample &s : prof.samples) {
       ProtoWriter w;
-      std::vector<uint64_t> locs(s.stack.rbegin(), s.stack.rend());  // leaf first
-      for (uint64_t &l : locs)
-        l = frame_locations[l];
+      // Leaf first. Key frames stay out: in pprof, key parts are the sample's labels.
+      std::vector<uint64_t> locs;
+      for (auto it = s.stack.rbegin(); it != s.stack.rend(); ++it)
+        if (prof.frames[*it].kind != FrameKind::Key)
+          locs.push_back(frame_locations[*it]);
       w.packed_field(kSampleLocationId, locs);
       std::vector<uint64_t> values(types.size(), 0);
       for (size_t v = 0; v < s.values.size() && v < prof.value_types.size(); v++)

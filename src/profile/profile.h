@@ -21,7 +21,8 @@ enum class FrameKind : uint8_t {
   RubyCfunc,  // a C method called from Ruby: name = method name (`each`), no file or line
   Native,     // a user-space native function: name = symbol, module = binary path
   Kernel,     // a kernel function: name = symbol, module = "[kernel]"
-  Key,        // a map key part that is not a stack (comm, pid, a string): name = its text
+  Key,        // a map key part that is not a stack (comm, pid, a string): name = its text;
+              // pprof leaves these out of the stack (the sample's labels carry them)
   Truncated,  // the walk's depth limit: name says how many frames were cut
 };
 

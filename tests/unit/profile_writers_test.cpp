@@ -199,6 +199,7 @@ TEST(ProfilePprof, go_tool_pprof_reads_stacks_lines_and_labels) {
   EXPECT_NE(raw.find("hot app.rb:10"), std::string::npos) << raw;
   EXPECT_NE(raw.find("comm:[ruby]"), std::string::npos) << raw;
   EXPECT_NE(raw.find("pid:[42]"), std::string::npos) << raw;
+  EXPECT_EQ(raw.find("ruby :0"), std::string::npos) << raw;  // the key part is a label only
   std::string top = run("HOME=/tmp go tool pprof -top " + path + " 2>&1");
   // hot is the leaf of 7 of 10 samples: flat 7 (70%).
   EXPECT_NE(top.find("Showing nodes accounting for 10, 100% of 10 total"), std::string::npos)
