@@ -17,25 +17,29 @@ namespace {
 constexpr int kWidth = 1200, kFrameHeight = 16, kTop = 56, kBottom = 28, kPad = 10;
 constexpr double kMinWidthPx = 0.1;  // narrower frames are left out, as flamegraph.pl does
 
+// Frames are merged by name; names are numbered in sorted order so children keyed by that
+// number are in name order, and a path step is an integer comparison, not a string one.
 struct Node {
-  std::string name;
-  FrameKind kind = FrameKind::Key;
+  uint32_t name;  // index into Names
   int64_t value = 0;
-  std::map<std::string, size_t> children;  // by name: merged and in a stable order
+  std::map<uint32_t, size_t> children;
+};
+
+struct Names {
+  std::vector<std::string> text;
+  std::vector<FrameKind> kind;
 };
 
 class Tree {
 public:
-  Tree() { nodes_.push_back({"all", FrameKind::Key, 0, {}}); }
-  void add(const std::vector<std::pair<std::string, FrameKind>> &path, int64_t value) {
+  Tree() { nodes_.push_back({0, 0, {}}); }
+  void add(const std::vector<uint32_t> &path, int64_t value) {
     size_t n = 0;
     nodes_[0].value += value;
-    for (const auto &[name, kind] : path) {
-      auto it = nodes_[n].children.find(name);
-      if (it == nodes_[n].children.end()) {
-        nodes_.push_back({name, kind, 0, {}});
-        it = nodes_[n].children.emplace(name, nodes_.size() - 1).first;
-      }
+    for (uint32_t name : path) {
+      auto [it, added] = nodes_[n].children.emplace(name, nodes_.size());
+      if (added)
+        nodes_.push_back({name, 0, {}});
       n = it->second;
       nodes_[n].value += value;
     }
@@ -120,16 +124,36 @@ std::optional<std::string> write_svg(const std::vector<Profile> &profiles, std::
     }
   }
   bool name_roots = profiles.size() > 1;  // several maps: one root frame per map
-  std::vector<std::pair<std::string, FrameKind>> path;
-  for (const Profile &p : profiles) {
-    for (const Sample &s : p.samples) {
+  std::map<std::string, uint32_t> ranks;
+  std::map<std::string, FrameKind> kinds;
+  std::vector<std::vector<std::string>> texts(profiles.size());
+  for (size_t p = 0; p < profiles.size(); p++) {
+    if (name_roots)
+      kinds.emplace(profiles[p].name, FrameKind::Key);
+    for (const Frame &f : profiles[p].frames)
+      kinds.emplace(texts[p].emplace_back(frame_text(f)), f.kind);
+  }
+  Names names;
+  names.text.push_back("all");
+  names.kind.push_back(FrameKind::Key);
+  for (const auto &[text, kind] : kinds) {
+    ranks[text] = static_cast<uint32_t>(names.text.size());
+    names.text.push_back(text);
+    names.kind.push_back(kind);
+  }
+  std::vector<uint32_t> path;
+  for (size_t p = 0; p < profiles.size(); p++) {
+    std::vector<uint32_t> frame_name;
+    for (const std::string &t : texts[p])
+      frame_name.push_back(ranks[t]);
+    for (const Sample &s : profiles[p].samples) {
       if (s.values.empty() || s.values[0] <= 0)
         continue;
       path.clear();
       if (name_roots)
-        path.emplace_back(p.name, FrameKind::Key);
+        path.push_back(ranks[profiles[p].name]);
       for (uint32_t f : s.stack)
-        path.emplace_back(frame_text(p.frames[f]), p.frames[f].kind);
+        path.push_back(frame_name[f]);
       tree.add(path, s.values[0]);
     }
   }
@@ -157,6 +181,7 @@ std::optional<std::string> write_svg(const std::vector<Profile> &profiles, std::
     int64_t x = it.x;
     std::vector<Item> kids;
     for (const auto &[name, child] : n.children) {
+      (void)name;
       kids.push_back({child, x, it.depth + 1});
       x += nodes[child].value;
     }
@@ -207,7 +232,7 @@ std::optional<std::string> write_svg(const std::vector<Profile> &profiles, std::
     const Node &n = nodes[it.node];
     double x = double(it.x) * scale, w = double(n.value) * scale;
     int y = kTop + (max_depth - it.depth) * kFrameHeight;
-    std::string name = it.depth == 0 ? "all" : n.name;
+    const std::string &name = names.text[n.name];
     out += "<g class=\"f\" data-x=\"" + std::to_string(it.x) + "\" data-w=\"" +
            std::to_string(n.value) + "\" data-d=\"" + std::to_string(it.depth) + "\"><title>";
     append_escaped(out, name);
@@ -217,7 +242,7 @@ std::optional<std::string> write_svg(const std::vector<Profile> &profiles, std::
     append_escaped(out, unit);
     out += ", " + std::string(pct) + "</title><rect x=\"" + fixed(kPad + x) + "\" y=\"" +
            std::to_string(y) + "\" width=\"" + fixed(w) + "\" height=\"" +
-           std::to_string(kFrameHeight - 1) + "\" fill=\"" + colour(n.kind, name) +
+           std::to_string(kFrameHeight - 1) + "\" fill=\"" + colour(names.kind[n.name], name) +
            "\" rx=\"2\"/><text x=\"" + fixed(kPad + x + 3) + "\" y=\"" +
            std::to_string(y + kFrameHeight - 4) + "\">";
     append_escaped(out, truncated_label(name, w));
