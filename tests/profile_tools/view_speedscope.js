@@ -44,8 +44,13 @@ async function main() {
                     encodeURIComponent(`http://127.0.0.1:${port}/profile`) + '&title=' +
                     encodeURIComponent(name), { waitUntil: 'networkidle0' });
     // Loaded: the toolbar shows the views; 3 switches to the sandwich view's table.
-    await page.waitForFunction(() => document.body.innerText.includes('Sandwich'), { timeout: 20000 });
-    if (problems.length) throw new Error(problems.join('; '));
+    // An import error shows as an alert (a dialog) or a page error: stop waiting at once.
+    for (let t = 0; ; t += 100) {
+      if (problems.length) throw new Error(problems.join('; '));
+      if (await page.evaluate(() => document.body.innerText.includes('Sandwich'))) break;
+      if (t > 20000) throw new Error('speedscope did not show the profile within 20 s');
+      await new Promise((r) => setTimeout(r, 100));
+    }
     await page.keyboard.press('3');
     await page.waitForFunction(() => document.querySelectorAll('table tr').length > 1,
                                { timeout: 20000 });
