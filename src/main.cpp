@@ -25,9 +25,10 @@ options:
   -e PROGRAM       run PROGRAM given on the command line ('-' as the file reads stdin)
   -c 'COMMAND'     run COMMAND with probes attached before it starts; exit when it exits
   -p PID           trace process PID only; exit when it exits
-  -o FILE          write output to FILE instead of stdout
+  -o FILE          write output to FILE instead of stdout (.folded, .pb.gz, .pprof,
+                   .speedscope.json, .svg: that profile format when -f is not given)
   -f FORMAT        output format: text (default), json, or a profile of the stack maps:
-                   folded, pprof, speedscope, svg (see PROFILES)
+                   folded, pprof, speedscope, svg (see profiles below)
   -q               quiet: no "Attached N probes" banner
   -k               warn when a probe_read helper fails (file:line:col: WARNING: ...)
   -v               verbose: libbpf messages and the verifier log on errors
