@@ -25,12 +25,4 @@ std::string frame_text(const Frame &frame) {
   }
 }
 
-int64_t total_value(const Profile &profile, size_t index) {
-  int64_t total = 0;
-  for (const Sample &s : profile.samples)
-    if (index < s.values.size())
-      total += s.values[index];
-  return total;
-}
-
 }  // namespace rbt::profile

@@ -111,7 +111,4 @@ namespace rbt::profile {
 // ("[unknown]").
 std::string frame_text(const Frame &frame);
 
-// Total of value `index` over a profile's samples.
-int64_t total_value(const Profile &profile, size_t index = 0);
-
 }  // namespace rbt::profile

@@ -62,7 +62,7 @@ std::string colour(FrameKind kind, const std::string &name) {
   double a = (h & 0xff) / 255.0, b = ((h >> 8) & 0xff) / 255.0;
   int r = 0, g = 0, bl = 0;
   switch (kind) {
-  case FrameKind::Ruby: r = 225 + int(30 * a); g = 70 + int(60 * b); bl = 60 + int(40 * a); break;
+  case FrameKind::Ruby: r = 215 + int(40 * a); g = 50 + int(45 * b); bl = 60 + int(35 * a); break;
   case FrameKind::RubyCfunc: r = 225 + int(25 * a); g = 195 + int(45 * b); bl = 50 + int(50 * a); break;
   case FrameKind::Native: r = 80 + int(50 * a); g = 160 + int(50 * b); bl = 215 + int(35 * a); break;
   case FrameKind::Kernel: r = 235 + int(20 * a); g = 135 + int(45 * b); bl = 30 + int(40 * a); break;
@@ -195,8 +195,7 @@ std::optional<std::string> write_svg(const std::vector<Profile> &profiles, std::
   out += "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
          std::to_string(kWidth) + "\" height=\"" + std::to_string(height) + "\" viewBox=\"0 0 " +
          std::to_string(kWidth) + " " + std::to_string(height) + "\" data-width=\"" +
-         std::to_string(kWidth) + "\" data-frame-height=\"" + std::to_string(kFrameHeight) +
-         "\" data-bottom=\"" + std::to_string(kBottom) + "\" data-unit=\"";
+         std::to_string(kWidth) + "\" data-pad=\"" + std::to_string(kPad) + "\" data-unit=\"";
   append_escaped(out, unit);
   out += "\">\n<style type=\"text/css\"><![CDATA[";
   out += kFlamegraphStyle;

@@ -18,8 +18,7 @@ g.hide { display: none; }
 const char *const kFlamegraphScript = R"JS(
 (function () {
   var svg = document.documentElement;
-  var W = +svg.getAttribute('data-width'), H = +svg.getAttribute('data-frame-height');
-  var BOTTOM = +svg.getAttribute('data-bottom'), PAD = 10;
+  var W = +svg.getAttribute('data-width'), PAD = +svg.getAttribute('data-pad');
   var frames = Array.prototype.slice.call(document.querySelectorAll('g.f'));
   var total = frames.length ? +frames[0].getAttribute('data-w') : 0;
   var unit = svg.getAttribute('data-unit');
