@@ -146,6 +146,7 @@ int run_driver(const Options &options) {
   if (profile_out) {
     so.profile_format = profile::format_from_name(options.profile_format);
     so.profile_out = profile_out;
+    so.sum_unit = options.sum_unit;
   }
   runtime::Session session(object->manifest, so);
   if (auto s = session.load(object->elf); !s)

@@ -37,6 +37,7 @@ options:
   --dry-run        compile, load and verify, then exit without attaching
   --emit-elf FILE  write the compiled BPF object to FILE
   --unsafe         allow unsafe functions (system)
+  --sum-unit UNIT  profiles: what sum() maps add up (nanoseconds, bytes, ...; default count)
   -V, --version    print the version
   -h, --help       print this help
 
@@ -45,7 +46,8 @@ profiles:
   or sum() values are written at exit as a profile: -f folded (flamegraph.pl, inferno,
   speedscope), pprof (go tool pprof, Pyroscope, Grafana; gzipped), speedscope (speedscope.app),
   svg (an interactive flamegraph for any browser). -o FILE picks the format from its extension
-  (.folded, .pb.gz or .pprof, .speedscope.json, .svg) when -f is not given. The profile goes to
+  (.folded, .pb.gz or .pprof, .speedscope.json, .svg) when -f is not given. --sum-unit names
+  the unit of sum() values (e.g. nanoseconds of off-CPU time). The profile goes to
   -o FILE (else stdout); printf and print() output goes to stdout as text (stderr without -o).
 
 examples:
@@ -77,11 +79,12 @@ int main(int argc, char **argv) {
   rbt::Options opts;
   bool have_program = false;
   bool format_given = false;
-  enum { kDryRun = 256, kEmitElf, kUnsafe, kInfo };
+  enum { kDryRun = 256, kEmitElf, kUnsafe, kInfo, kSumUnit };
   static const option long_options[] = {
       {"help", no_argument, nullptr, 'h'},      {"version", no_argument, nullptr, 'V'},
       {"dry-run", no_argument, nullptr, kDryRun}, {"emit-elf", required_argument, nullptr, kEmitElf},
-      {"unsafe", no_argument, nullptr, kUnsafe},  {nullptr, 0, nullptr, 0},
+      {"unsafe", no_argument, nullptr, kUnsafe},
+      {"sum-unit", required_argument, nullptr, kSumUnit}, {nullptr, 0, nullptr, 0},
   };
   opterr = 0;
   int c;
@@ -135,6 +138,18 @@ int main(int argc, char **argv) {
     case kDryRun: opts.dry_run = true; break;
     case kEmitElf: opts.emit_elf = optarg; break;
     case kUnsafe: opts.unsafe = true; break;
+    case kSumUnit: {
+      static const char *kUnits[] = {"count", "nanoseconds", "microseconds", "milliseconds",
+                                     "seconds", "bytes"};
+      bool known = false;
+      for (auto *u : kUnits)
+        known = known || strcmp(optarg, u) == 0;
+      if (!known)
+        return usage_error(std::string("unknown --sum-unit '") + optarg +
+                           "' (count, nanoseconds, microseconds, milliseconds, seconds or bytes)");
+      opts.sum_unit = optarg;
+      break;
+    }
     case 'h': fputs(kUsage, stdout); return 0;
     case 'V': printf("rbt v%s\n", RBT_VERSION); return 0;
     case '?':

@@ -22,6 +22,7 @@ struct Options {
   // as that profile format to -o FILE (else stdout); text output then goes to stdout (else
   // stderr). Empty: no profile.
   std::string profile_format;
+  std::string sum_unit = "count";  // --sum-unit: the unit of sum() maps in a profile
   std::vector<std::string> dumps;  // -d ast|types|ir|ir-opt|asm|verifier
   std::string emit_elf;       // --emit-elf FILE
   bool dry_run = false;

@@ -428,6 +428,7 @@ Status Session::write_profile(std::vector<MapSnapshot> &snapshots) {
     run.period_type = {"cpu", "nanoseconds"};
     run.period = static_cast<int64_t>(periods[0]);
   }
+  run.sum_unit = options_.sum_unit;
   run.start_ns = start_wall_ns_;
   run.duration_ns = start_mono_ns_ ? clock_ns(CLOCK_MONOTONIC) - start_mono_ns_ : 0;
   output::StackRecords stacks = [this](const Type &t, const uint8_t *v) {

@@ -36,6 +36,7 @@ struct SessionOptions {
   // (output/profile_maps.h); everything else still goes to `out` as text or JSON.
   std::optional<profile::Format> profile_format;
   std::FILE *profile_out = nullptr;
+  std::string sum_unit = "count";  // --sum-unit: what sum() maps add up
 };
 
 class Session {

@@ -73,10 +73,10 @@ profile::Profile map_profile(const runtime::MapSnapshot &snapshot, const StackRe
     prof.period_type = run.period_type;
     prof.period = run.period;
   } else {
-    // sum(): rbt cannot know what was summed (nanoseconds? bytes?); the map's name says it
-    // to a reader, the unit stays a plain count.
+    // sum(): rbt cannot know what was summed (nanoseconds? bytes?): the map's name says it
+    // to a reader, and the unit is a plain count unless --sum-unit says otherwise.
     std::string type = desc.name.size() > 1 ? desc.name.substr(1) : "sum";
-    prof.value_types = {{type, "count"}};
+    prof.value_types = {{type, run.sum_unit.empty() ? "count" : run.sum_unit}};
   }
   prof.start_ns = run.start_ns;
   prof.duration_ns = run.duration_ns;

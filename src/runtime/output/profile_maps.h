@@ -30,6 +30,7 @@ struct ProfileRun {
   int64_t period = 0;
   uint64_t start_ns = 0;  // wall clock
   uint64_t duration_ns = 0;
+  std::string sum_unit = "count";  // sum() maps' unit (--sum-unit): rbt cannot tell by itself
 };
 
 // The profile of `snapshot` (profile_map_problem() must have accepted its map).
