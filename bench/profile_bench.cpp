@@ -35,7 +35,8 @@ Profile make_profile(size_t stacks) {
     } else {
       f.kind = FrameKind::Ruby;
       f.name = "block in Module" + std::to_string(i % 97) + "::Class#method_" + std::to_string(i);
-      f.file = "/srv/app/lib/module_" + std::to_string(i % 97) + "/file_" + std::to_string(i % 31) + ".rb";
+      f.file = "/srv/app/lib/module_" + std::to_string(i % 97) + "/file_" +
+               std::to_string(i % 31) + ".rb";
       f.line = static_cast<uint32_t>(10 + i % 400);
     }
     pool.push_back(p.intern(f));

@@ -1,7 +1,8 @@
 // pprof's format: a gzipped perftools.profiles.Profile (github.com/google/pprof,
 // proto/profile.proto), encoded by hand with protobuf.h. Functions are (name, file), locations
 // (function, line); a sample lists its locations LEAF FIRST, as pprof wants. Key parts that are
-// not stacks arrive as labels (Key frames are left out of the locations). Several profiles (maps) share one file: the sample types are
+// not stacks arrive as labels (Key frames are left out of the locations). Several profiles
+// (maps) share one file: the sample types are
 // concatenated, each sample fills its own map's slots (zeros elsewhere) and carries a `map`
 // label, so `go tool pprof -sample_index` picks a map.
 #include <map>

@@ -14,7 +14,9 @@ public:
   // Field `field` as a varint (int64/uint64/bool; negative int64 as ten bytes, as protobuf
   // does). Zero is skipped: proto3 leaves default values out.
   void varint_field(uint32_t field, uint64_t value);
-  void int_field(uint32_t field, int64_t value) { varint_field(field, static_cast<uint64_t>(value)); }
+  void int_field(uint32_t field, int64_t value) {
+    varint_field(field, static_cast<uint64_t>(value));
+  }
   // A length-delimited field: a string, or a message already encoded.
   void bytes_field(uint32_t field, std::string_view bytes);
   // A packed repeated varint field (empty: nothing written).

@@ -60,15 +60,22 @@ uint32_t name_hash(const std::string &s) {
 std::string colour(FrameKind kind, const std::string &name) {
   uint32_t h = name_hash(name);
   double a = (h & 0xff) / 255.0, b = ((h >> 8) & 0xff) / 255.0;
-  int r = 0, g = 0, bl = 0;
+  // {base, spread} per channel; the spread is filled by the hash.
+  struct Range {
+    int r, dr, g, dg, b, db;
+  };
+  Range c{190, 30, 190, 0, 190, 0};  // Truncated: grey
   switch (kind) {
-  case FrameKind::Ruby: r = 215 + int(40 * a); g = 50 + int(45 * b); bl = 60 + int(35 * a); break;
-  case FrameKind::RubyCfunc: r = 225 + int(25 * a); g = 195 + int(45 * b); bl = 50 + int(50 * a); break;
-  case FrameKind::Native: r = 80 + int(50 * a); g = 160 + int(50 * b); bl = 215 + int(35 * a); break;
-  case FrameKind::Kernel: r = 235 + int(20 * a); g = 135 + int(45 * b); bl = 30 + int(40 * a); break;
-  case FrameKind::Key: r = 175 + int(25 * a); g = 160 + int(25 * b); bl = 220 + int(25 * a); break;
-  case FrameKind::Truncated: r = g = bl = 190 + int(30 * a); break;
+  case FrameKind::Ruby: c = {215, 40, 50, 45, 60, 35}; break;
+  case FrameKind::RubyCfunc: c = {225, 25, 195, 45, 50, 50}; break;
+  case FrameKind::Native: c = {80, 50, 160, 50, 215, 35}; break;
+  case FrameKind::Kernel: c = {235, 20, 135, 45, 30, 40}; break;
+  case FrameKind::Key: c = {175, 25, 160, 25, 220, 25}; break;
+  case FrameKind::Truncated: break;
   }
+  int r = c.r + int(c.dr * a);
+  int g = kind == FrameKind::Truncated ? r : c.g + int(c.dg * b);
+  int bl = kind == FrameKind::Truncated ? r : c.b + int(c.db * a);
   return "rgb(" + std::to_string(r) + "," + std::to_string(g) + "," + std::to_string(bl) + ")";
 }
 

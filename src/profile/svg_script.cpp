@@ -50,8 +50,12 @@ const char *const kFlamegraphScript = R"JS(
       var f = info(g);
       g.classList.remove('hide', 'anc');
       if (f.d < z.d) {
-        if (f.x <= z.x && f.x + f.w >= z.x + z.w) { g.classList.add('anc'); place(g, 0, W - 2 * PAD); }
-        else g.classList.add('hide');
+        if (f.x <= z.x && f.x + f.w >= z.x + z.w) {
+          g.classList.add('anc');
+          place(g, 0, W - 2 * PAD);
+        } else {
+          g.classList.add('hide');
+        }
       } else if (f.x >= z.x && f.x + f.w <= z.x + z.w && f.w * scale >= 0.1) {
         place(g, (f.x - z.x) * scale, f.w * scale);
       } else {

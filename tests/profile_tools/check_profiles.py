@@ -84,7 +84,8 @@ def pprof_raw_samples(path):
     out = pprof("-raw", path)
     samples = [(int(m.group(1)), m.group(2).split())
                for m in re.finditer(r"^\s+(\d+): ([\d ]+)$", out, re.M)]
-    names = {m.group(1): m.group(2) for m in re.finditer(r"^\s+(\d+): 0x0 M=\d+ (.*?) \S*:\d+ s=", out, re.M)}
+    location = re.compile(r"^\s+(\d+): 0x0 M=\d+ (.*?) \S*:\d+ s=", re.M)
+    names = {m.group(1): m.group(2) for m in location.finditer(out)}
     return out, samples, names
 
 
