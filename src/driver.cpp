@@ -1,6 +1,7 @@
 #include "driver.h"
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -129,6 +130,10 @@ int run_driver(const Options &options) {
   }
   // A profile takes -o FILE (or stdout); the script's text output moves to stdout (or stderr).
   std::FILE *profile_out = nullptr;
+  if (options.profile_format == "pprof" && !file && isatty(STDOUT_FILENO))
+    return fail(make_error("-f pprof", "a pprof profile is gzipped binary, not for a terminal",
+                           "write it to a file: -o profile.pb.gz"),
+                options.verbose);
   if (!options.profile_format.empty()) {
     profile_out = out;
     out = file ? stdout : stderr;
