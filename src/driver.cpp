@@ -1,6 +1,7 @@
 #include "driver.h"
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -120,10 +121,22 @@ int run_driver(const Options &options) {
 
   // Load, run, print.
   std::FILE *out = stdout;
+  std::FILE *file = nullptr;
   if (!options.output_file.empty()) {
-    out = fopen(options.output_file.c_str(), "w");
-    if (!out)
+    file = fopen(options.output_file.c_str(), "w");
+    if (!file)
       return fail(make_error("opening " + options.output_file, strerror(errno)), options.verbose);
+    out = file;
+  }
+  // A profile takes -o FILE (or stdout); the script's text output moves to stdout (or stderr).
+  std::FILE *profile_out = nullptr;
+  if (options.profile_format == "pprof" && !file && isatty(STDOUT_FILENO))
+    return fail(make_error("-f pprof", "a pprof profile is gzipped binary, not for a terminal",
+                           "write it to a file: -o profile.pb.gz"),
+                options.verbose);
+  if (!options.profile_format.empty()) {
+    profile_out = out;
+    out = file ? stdout : stderr;
   }
   block_session_signals();
   runtime::SessionOptions so;
@@ -135,6 +148,11 @@ int run_driver(const Options &options) {
   so.pid = options.pid;
   so.command = options.command;
   so.attach_marker = getenv("RBT_ATTACH_MARKER") != nullptr;
+  if (profile_out) {
+    so.profile_format = profile::format_from_name(options.profile_format);
+    so.profile_out = profile_out;
+    so.sum_unit = options.sum_unit;
+  }
   runtime::Session session(object->manifest, so);
   if (auto s = session.load(object->elf); !s)
     return fail(s.error(), so.verbose);
@@ -165,8 +183,8 @@ int run_driver(const Options &options) {
   session.detach();
   if (!printed)
     return fail(printed.error(), so.verbose);
-  if (out != stdout)
-    fclose(out);
+  if (file)
+    fclose(file);
   return code;
 }
 

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "driver.h"
+#include "formats.h"
 #include "listing.h"
 #include "options.h"
 
@@ -24,8 +25,10 @@ options:
   -e PROGRAM       run PROGRAM given on the command line ('-' as the file reads stdin)
   -c 'COMMAND'     run COMMAND with probes attached before it starts; exit when it exits
   -p PID           trace process PID only; exit when it exits
-  -o FILE          write output to FILE instead of stdout
-  -f text|json     output format (default text)
+  -o FILE          write output to FILE instead of stdout (.folded, .pb.gz, .pprof,
+                   .speedscope.json, .svg: that profile format when -f is not given)
+  -f FORMAT        output format: text (default), json, or a profile of the stack maps:
+                   folded, pprof, speedscope, svg (see profiles below)
   -q               quiet: no "Attached N probes" banner
   -k               warn when a probe_read helper fails (file:line:col: WARNING: ...)
   -v               verbose: libbpf messages and the verifier log on errors
@@ -34,17 +37,36 @@ options:
   --dry-run        compile, load and verify, then exit without attaching
   --emit-elf FILE  write the compiled BPF object to FILE
   --unsafe         allow unsafe functions (system)
+  --sum-unit UNIT  profiles: what sum() maps add up (nanoseconds, bytes, ...; default count)
   -V, --version    print the version
   -h, --help       print this help
+
+profiles:
+  Maps keyed by kstack, ustack or rstack (alone or with comm, pid, ... in a tuple) with count()
+  or sum() values are written at exit as a profile: -f folded (flamegraph.pl, inferno,
+  speedscope), pprof (go tool pprof, Pyroscope, Grafana; gzipped), speedscope (speedscope.app),
+  svg (an interactive flamegraph for any browser). -o FILE picks the format from its extension
+  (.folded, .pb.gz or .pprof, .speedscope.json, .svg) when -f is not given. --sum-unit names
+  the unit of sum() values (e.g. nanoseconds of off-CPU time). The profile goes to
+  -o FILE (else stdout); printf and print() output goes to stdout as text (stderr without -o).
 
 examples:
   rbt -e 'BEGIN { printf("hello\n"); exit(); }'
   rbt -e 'tracepoint:syscalls:sys_enter_openat { @[comm] = count(); }'
   rbt -e 'profile:hz:99 { @[cpu] = count(); } interval:s:1 { exit(); }'
   rbt -c 'ruby app.rb' -e 'profile:hz:99 /pid == cpid/ { @[rstack] = count(); }'
+  rbt -c 'ruby app.rb' -e 'profile:hz:99 /pid == cpid/ { @[rstack] = count(); }' -o app.svg
 
 Options come before a script file; the words after it are its $1..$N.
 )";
+
+// The profile formats -f takes for stack maps (firefox and text tables belong to rbt report).
+bool is_map_profile_format(std::string_view name) {
+  using rbt::profile::Format;
+  auto f = rbt::profile::format_from_name(name);
+  return f && (*f == Format::Folded || *f == Format::Pprof || *f == Format::Speedscope ||
+               *f == Format::Svg);
+}
 
 int usage_error(const std::string &message) {
   fprintf(stderr, "rbt: error: %s\nhint: see 'rbt --help'\n", message.c_str());
@@ -56,11 +78,13 @@ int usage_error(const std::string &message) {
 int main(int argc, char **argv) {
   rbt::Options opts;
   bool have_program = false;
-  enum { kDryRun = 256, kEmitElf, kUnsafe, kInfo };
+  bool format_given = false;
+  enum { kDryRun = 256, kEmitElf, kUnsafe, kInfo, kSumUnit };
   static const option long_options[] = {
       {"help", no_argument, nullptr, 'h'},      {"version", no_argument, nullptr, 'V'},
       {"dry-run", no_argument, nullptr, kDryRun}, {"emit-elf", required_argument, nullptr, kEmitElf},
-      {"unsafe", no_argument, nullptr, kUnsafe},  {nullptr, 0, nullptr, 0},
+      {"unsafe", no_argument, nullptr, kUnsafe},
+      {"sum-unit", required_argument, nullptr, kSumUnit}, {nullptr, 0, nullptr, 0},
   };
   opterr = 0;
   int c;
@@ -84,12 +108,17 @@ int main(int argc, char **argv) {
     }
     case 'o': opts.output_file = optarg; break;
     case 'f':
+      format_given = true;
+      opts.profile_format.clear();
       if (strcmp(optarg, "text") == 0)
         opts.format = rbt::OutputFormat::Text;
       else if (strcmp(optarg, "json") == 0)
         opts.format = rbt::OutputFormat::Json;
+      else if (is_map_profile_format(optarg))
+        opts.profile_format = optarg;
       else
-        return usage_error(std::string("unknown output format '") + optarg + "' (text or json)");
+        return usage_error(std::string("unknown output format '") + optarg +
+                           "' (text, json, folded, pprof, speedscope or svg)");
       break;
     case 'd': {
       static const char *kDumps[] = {"ast", "types", "ir", "ir-opt", "asm", "verifier"};
@@ -109,6 +138,18 @@ int main(int argc, char **argv) {
     case kDryRun: opts.dry_run = true; break;
     case kEmitElf: opts.emit_elf = optarg; break;
     case kUnsafe: opts.unsafe = true; break;
+    case kSumUnit: {
+      static const char *kUnits[] = {"count", "nanoseconds", "microseconds", "milliseconds",
+                                     "seconds", "bytes"};
+      bool known = false;
+      for (auto *u : kUnits)
+        known = known || strcmp(optarg, u) == 0;
+      if (!known)
+        return usage_error(std::string("unknown --sum-unit '") + optarg +
+                           "' (count, nanoseconds, microseconds, milliseconds, seconds or bytes)");
+      opts.sum_unit = optarg;
+      break;
+    }
     case 'h': fputs(kUsage, stdout); return 0;
     case 'V': printf("rbt v%s\n", RBT_VERSION); return 0;
     case '?':
@@ -119,6 +160,11 @@ int main(int argc, char **argv) {
       return usage_error(std::string("option '") + argv[optind - 1] + "' is not known");
     }
   }
+  // -o app.svg without -f: the extension names the profile format.
+  if (!format_given && !opts.output_file.empty())
+    if (auto f = rbt::profile::format_from_path(opts.output_file))
+      if (is_map_profile_format(rbt::profile::format_name(*f)))
+        opts.profile_format = rbt::profile::format_name(*f);
   if (opts.list) {
     // rbt -l [pattern]: the pattern is the first positional argument; -e plays no part.
     if (optind < argc)

@@ -46,6 +46,7 @@ struct MapDesc {
   std::string bpf_name;  // name of the BPF map in the object (kernel map names are short)
   Type key;              // none() for a map without keys
   Type value;            // an aggregation, or the assigned value type
+  std::vector<std::string> key_names;  // per key part: "comm", "pid", "" (sema's MapInfo)
 
   bool per_cpu() const { return value.is_aggregation(); }
   // A keyless aggregation whose value (or each histogram bucket) has a slot of its own lives in

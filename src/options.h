@@ -18,6 +18,11 @@ struct Options {
   pid_t pid = -1;             // -p
   std::string output_file;    // -o
   OutputFormat format = OutputFormat::Text;
+  // -f folded|pprof|speedscope|svg (or -o FILE's extension): the stack maps at exit are written
+  // as that profile format to -o FILE (else stdout); text output then goes to stdout (else
+  // stderr). Empty: no profile.
+  std::string profile_format;
+  std::string sum_unit = "count";  // --sum-unit: the unit of sum() maps in a profile
   std::vector<std::string> dumps;  // -d ast|types|ir|ir-opt|asm|verifier
   std::string emit_elf;       // --emit-elf FILE
   bool dry_run = false;

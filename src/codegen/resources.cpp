@@ -12,6 +12,7 @@ Resources::Resources(DebugInfo &debug_info, const sema::SemaInfo &sema) : debug_
     // manifest.
     desc.bpf_name = "m" + std::to_string(manifest_.maps.size());
     desc.key = info.key;
+    desc.key_names = info.key_names;
     desc.value = info.value;
     unsigned type = desc.is_array()  ? BPF_MAP_TYPE_PERCPU_ARRAY
                     : desc.per_cpu() ? BPF_MAP_TYPE_PERCPU_HASH

@@ -21,7 +21,8 @@ enum class FrameKind : uint8_t {
   RubyCfunc,  // a C method called from Ruby: name = method name (`each`), no file or line
   Native,     // a user-space native function: name = symbol, module = binary path
   Kernel,     // a kernel function: name = symbol, module = "[kernel]"
-  Key,        // a map key part that is not a stack (comm, pid, a string): name = its text
+  Key,        // a map key part that is not a stack (comm, pid, a string): name = its text;
+              // pprof leaves these out of the stack (the sample's labels carry them)
   Truncated,  // the walk's depth limit: name says how many frames were cut
 };
 
@@ -100,5 +101,14 @@ struct Profile {
 private:
   std::map<Frame, uint32_t> index_;
 };
+
+}  // namespace rbt::profile
+
+namespace rbt::profile {
+
+// A frame as one line of text, the way the text output and the flamegraph formats name it:
+// Ruby `label (path:line)`, C methods `label <cfunc>`, everything else its name. Never empty
+// ("[unknown]").
+std::string frame_text(const Frame &frame);
 
 }  // namespace rbt::profile

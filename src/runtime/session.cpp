@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <ctime>
 #include <cstdarg>
@@ -14,6 +15,7 @@
 
 #include "lost_events.h"
 #include "maps.h"
+#include "output/profile_maps.h"
 #include "output/value_format.h"
 #include "output/timestamp.h"
 #include "stacks.h"
@@ -250,7 +252,26 @@ Status Session::run_begin() {
 }
 Status Session::run_end() { return run_special(ProbeKind::End); }
 
+namespace {
+uint64_t clock_ns(clockid_t clock) {
+  timespec t;
+  clock_gettime(clock, &t);
+  return static_cast<uint64_t>(t.tv_sec) * 1000000000ull + static_cast<uint64_t>(t.tv_nsec);
+}
+}  // namespace
+
 Status Session::check_probes() {
+  // A profile format needs a map it can write: say so before anything runs.
+  if (options_.profile_format) {
+    bool any = false;
+    for (auto &m : manifest_.maps)
+      any = any || !output::profile_map_problem(m);
+    if (!any)
+      return make_error(std::string("-f ") + profile::format_name(*options_.profile_format),
+                        "the script has no map keyed by a stack with count() or sum() values",
+                        "e.g. profile:hz:99 { @[rstack] = count(); } or @[kstack, comm] = "
+                        "sum(...)");
+  }
   if (options_.pid > 0 && kill(options_.pid, 0) != 0 && errno == ESRCH)
     return make_error("-p " + std::to_string(options_.pid), "no such process",
                       "check the process id, e.g. with pgrep", ESRCH);
@@ -267,6 +288,8 @@ Status Session::attach() {
   if (ruby_ && options_.pid > 0)
     if (auto s = ruby_->add_process(options_.pid, !options_.command.empty()); !s)
       return s;
+  start_wall_ns_ = clock_ns(CLOCK_REALTIME);
+  start_mono_ns_ = clock_ns(CLOCK_MONOTONIC);
   AttachTarget target;
   target.pid = options_.pid;
   for (auto &p : manifest_.probes) {
@@ -367,7 +390,7 @@ Status Session::run() {
 }
 
 Status Session::print_maps() {
-  if (!manifest_.print_maps_on_exit)
+  if (!manifest_.print_maps_on_exit && !options_.profile_format)
     return Ok{};
   std::vector<MapSnapshot> snapshots;
   for (auto &desc : manifest_.maps) {
@@ -378,12 +401,70 @@ Status Session::print_maps() {
     if (!snap->entries.empty())
       snapshots.push_back(std::move(*snap));
   }
+  if (options_.profile_format)
+    return write_profile(snapshots);
   if (snapshots.empty())
     return Ok{};
   writer_->exit_maps_begin();
   for (auto &snap : snapshots)
     writer_->map(snap, 0, 1);
   writer_->flush();
+  return Ok{};
+}
+
+// The maps at exit as one profile file: every non-empty map must be a stack map with count()
+// or sum() values (checked here, since a script's other maps may well be empty by then).
+// The maps that can be written are, before an error names the first one that cannot.
+Status Session::write_profile(std::vector<MapSnapshot> &snapshots) {
+  profile::Format format = *options_.profile_format;
+  output::ProfileRun run;
+  // One profile:hz/ms/us probe gives count() maps a sampling period (pprof's period_type).
+  std::vector<uint64_t> periods;
+  for (auto &p : manifest_.probes)
+    if (p.kind == ProbeKind::Profile)
+      periods.push_back(p.freq ? 1000000000ull / p.freq : p.period);
+  if (!periods.empty() && std::all_of(periods.begin(), periods.end(),
+                                      [&](uint64_t v) { return v == periods[0]; })) {
+    run.period_type = {"cpu", "nanoseconds"};
+    run.period = static_cast<int64_t>(periods[0]);
+  }
+  run.sum_unit = options_.sum_unit;
+  run.start_ns = start_wall_ns_;
+  run.duration_ns = start_mono_ns_ ? clock_ns(CLOCK_MONOTONIC) - start_mono_ns_ : 0;
+  output::StackRecords stacks = [this](const Type &t, const uint8_t *v) {
+    if (t.stack_kind == StackKind::Ruby) {
+      uint64_t id;
+      memcpy(&id, v, 8);
+      return ruby_ ? ruby_->frame_records(id) : std::vector<profile::Frame>{};
+    }
+    return stacks_->frame_records(t, v);
+  };
+  std::vector<profile::Profile> profiles;
+  std::optional<Error> problem;
+  for (auto &snap : snapshots) {
+    if (auto why = output::profile_map_problem(*snap.desc)) {
+      if (!problem)
+        problem = make_error(snap.desc->name,
+                             std::string("cannot be written as ") + profile::format_name(format) +
+                                 ": " + *why,
+                             "-f " + std::string(profile::format_name(format)) +
+                                 " writes maps keyed by kstack, ustack or rstack with count() or "
+                                 "sum() values; clear(" + snap.desc->name +
+                                 ") in an END probe, or use -f text");
+      continue;
+    }
+    profiles.push_back(output::map_profile(snap, stacks, run));
+  }
+  std::string bytes;
+  if (auto err = profile::write_profiles(format, profiles, bytes))
+    return make_error(std::string("writing the ") + profile::format_name(format) + " profile",
+                      *err);
+  std::FILE *out = options_.profile_out ? options_.profile_out : stdout;
+  if (fwrite(bytes.data(), 1, bytes.size(), out) != bytes.size() || fflush(out) != 0)
+    return make_error(std::string("writing the ") + profile::format_name(format) + " profile",
+                      strerror(errno));
+  if (problem)
+    return *problem;
   return Ok{};
 }
 

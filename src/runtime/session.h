@@ -7,12 +7,14 @@
 
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "attach/attach.h"
 #include "child.h"
 #include "events.h"
+#include "formats.h"
 #include "manifest.h"
 #include "options.h"
 #include "output/writer.h"
@@ -30,6 +32,11 @@ struct SessionOptions {
   pid_t pid = -1;              // -p
   std::string command;         // -c
   bool attach_marker = false;  // print a marker on stderr once attached (the test runner's cue)
+  // -f folded|pprof|speedscope|svg: the maps at exit go to `profile_out` in this format
+  // (output/profile_maps.h); everything else still goes to `out` as text or JSON.
+  std::optional<profile::Format> profile_format;
+  std::FILE *profile_out = nullptr;
+  std::string sum_unit = "count";  // --sum-unit: what sum() maps add up
 };
 
 class Session {
@@ -59,6 +66,7 @@ private:
   bpf_program *program_for(const ProbeDesc &probe);
   void write_config();
   Status run_special(ProbeKind kind);
+  Status write_profile(std::vector<MapSnapshot> &snapshots);
 
   Manifest manifest_;
   SessionOptions options_;
@@ -72,6 +80,7 @@ private:
   std::unique_ptr<ruby::RubyStacks> ruby_;  // rstack: null when the script does not use it
   ChildProcess child_;
   std::string log_;
+  uint64_t start_wall_ns_ = 0, start_mono_ns_ = 0;  // when the probes attached (profiles)
 };
 
 }  // namespace rbt::runtime

@@ -116,4 +116,79 @@ std::vector<std::string> StackPrinter::frames(const Type &type, const uint8_t *v
   return out;
 }
 
+std::vector<uint64_t> StackPrinter::addresses(const Type &type, const uint8_t *value) {
+  int64_t id;
+  memcpy(&id, value, 8);
+  if (id < 0)
+    return {};
+  bool user = type.stack_kind == StackKind::User;
+  const StackMapDesc *desc = nullptr;
+  for (auto &s : manifest_.stack_maps)
+    if (s.user == user && s.depth == type.stack_depth)
+      desc = &s;
+  if (!desc)
+    return {};
+  const bpf_map *map = bpf_object__find_map_by_name(obj_, desc->bpf_name.c_str());
+  std::vector<uint64_t> addrs(desc->depth);
+  uint32_t key = static_cast<uint32_t>(id);
+  if (!map || bpf_map_lookup_elem(bpf_map__fd(map), &key, addrs.data()) != 0)
+    return {};
+  size_t n = 0;
+  while (n < addrs.size() && addrs[n])
+    n++;
+  addrs.resize(n);
+  return addrs;
+}
+
+namespace {
+// "vfs_read+5" → "vfs_read": a profile's frame is the function, wherever in it the sample was.
+std::string without_offset(std::string sym) {
+  size_t plus = sym.rfind('+');
+  if (plus != std::string::npos && plus > 0)
+    sym.resize(plus);
+  return sym;
+}
+}  // namespace
+
+profile::Frame StackPrinter::user_record(pid_t pid, uint64_t addr) {
+  auto it = processes_.find(pid);
+  if (it == processes_.end()) {
+    capture_process(pid);
+    it = processes_.find(pid);
+  }
+  profile::Frame f{profile::FrameKind::Native, "", "", 0, ""};
+  if (it != processes_.end()) {
+    for (const Mapping &m : it->second) {
+      if (addr < m.start || addr >= m.end)
+        continue;
+      f.module = m.path;
+      if (const ElfFile *e = elf(m.path, pid))
+        if (auto vaddr = e->offset_to_vaddr(addr - m.start + m.offset))
+          if (auto s = e->symbolize(*vaddr))
+            f.name = without_offset(*s);
+      break;
+    }
+  }
+  if (f.name.empty())
+    f.name = hex(addr);
+  return f;
+}
+
+std::vector<profile::Frame> StackPrinter::frame_records(const Type &type, const uint8_t *value) {
+  std::vector<profile::Frame> out;
+  uint64_t pid;
+  memcpy(&pid, value + 8, 8);
+  bool user = type.stack_kind == StackKind::User;
+  for (uint64_t addr : addresses(type, value)) {
+    if (user) {
+      out.push_back(user_record(static_cast<pid_t>(pid), addr));
+    } else {
+      auto sym = kernel_.symbolize(addr);
+      out.push_back(profile::Frame{profile::FrameKind::Kernel,
+                                   sym ? without_offset(*sym) : hex(addr), "", 0, "[kernel]"});
+    }
+  }
+  return out;
+}
+
 }  // namespace rbt::runtime

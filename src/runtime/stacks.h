@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "manifest.h"
+#include "profile.h"
 #include "symbols/elf_file.h"
 #include "symbols/kernel_symbols.h"
 #include "symbols/process_maps.h"
@@ -28,9 +29,15 @@ public:
   std::string symbol(bool user, uint64_t addr, pid_t pid);
   // One line per frame, leaf first, as `type.stack_mode` says.
   std::vector<std::string> frames(const Type &type, const uint8_t *value);
+  // The same stack as structured frames for the profile formats, leaf first: the function's
+  // name without its offset (so samples in one function merge) and the binary it is in.
+  std::vector<profile::Frame> frame_records(const Type &type, const uint8_t *value);
 
 private:
   std::string user_frame(pid_t pid, uint64_t addr, StackMode mode);
+  // The stack's addresses, leaf first (empty when the kernel could not take it).
+  std::vector<uint64_t> addresses(const Type &type, const uint8_t *value);
+  profile::Frame user_record(pid_t pid, uint64_t addr);
   const ElfFile *elf(const std::string &path, pid_t pid);
 
   const Manifest &manifest_;

@@ -37,6 +37,9 @@ struct MapInfo {
   std::string name;
   Type key;    // none() when the map takes no key
   Type value;  // storage type: aggregation, or a normalized int/string/tuple
+  // Per key part, the builtin or function it was written as ("comm", "pid", "ustack"), or ""
+  // for other expressions; profile formats name their labels with it.
+  std::vector<std::string> key_names;
 };
 
 // A scratch variable; one per declaration (first assignment in a scope).

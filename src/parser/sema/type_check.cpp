@@ -230,10 +230,18 @@ void TypeChecker::check_assign_map(const AssignMap &assign) {
 
 void TypeChecker::record_map(const MapRef &map, const Type &key, const Type &value,
                              const SourceRange &value_range) {
-  auto [it, inserted] = info_.maps.try_emplace(map.name, MapInfo{map.name, key, value});
+  auto [it, inserted] = info_.maps.try_emplace(map.name, MapInfo{map.name, key, value, {}});
   MapInfo &m = it->second;
   if (inserted) {
     changed_ = true;
+    for (const Expr *k : map.keys) {
+      if (auto *b = dyn_cast<Builtin>(k))
+        m.key_names.push_back(b->name);
+      else if (auto *c = dyn_cast<Call>(k))
+        m.key_names.push_back(c->name);
+      else
+        m.key_names.push_back("");
+    }
   } else {
     if (!m.value.compatible(value) || m.value.is_aggregation() != value.is_aggregation()) {
       diags_.error(value_range, "type mismatch for " + map.name + ": assigning " + value.name() +

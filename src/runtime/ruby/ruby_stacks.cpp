@@ -208,3 +208,52 @@ std::vector<std::string> RubyStacks::frames(uint64_t stack_id) {
 }
 
 }  // namespace rbt::runtime::ruby
+
+namespace rbt::runtime::ruby {
+
+std::vector<profile::Frame> RubyStacks::frame_records(uint64_t stack_id) {
+  using profile::Frame;
+  using profile::FrameKind;
+  std::vector<Frame> out;
+  if (stack_id == 0)
+    return out;
+  auto stack = std::make_unique<rbt_ruby_stack>();
+  if (bpf_map_lookup_elem(stacks_fd_, &stack_id, stack.get()) != 0) {
+    out.push_back(Frame{FrameKind::Truncated, "[unknown Ruby stack]", "", 0, ""});
+    return out;
+  }
+  uint32_t count = stack->count < RBT_RUBY_MAX_DEPTH ? stack->count : RBT_RUBY_MAX_DEPTH;
+  for (uint32_t i = 0; i < count; i++) {
+    rbt_ruby_frame_key key{stack->frames[i].addr, stack->frames[i].pc, stack->tgid, stack->start};
+    rbt_ruby_frame f{};
+    if (bpf_map_lookup_elem(frames_fd_, &key, &f) != 0) {
+      out.push_back(Frame{FrameKind::Truncated, "[frame evicted]", "", 0, ""});
+      continue;
+    }
+    std::string label = bounded(f.label, sizeof(f.label));
+    if (f.kind == RBT_RUBY_FRAME_CFUNC) {
+      if (label.empty())
+        label = cfunc_name(key_of(static_cast<pid_t>(stack->tgid), stack->start), f.cfunc);
+      if (label.empty()) {
+        char hex[32];
+        snprintf(hex, sizeof(hex), "0x%llx", static_cast<unsigned long long>(f.cfunc));
+        label = hex;
+      }
+      out.push_back(Frame{FrameKind::RubyCfunc, label, "", 0, ""});
+    } else {
+      out.push_back(Frame{FrameKind::Ruby, label, bounded(f.path, sizeof(f.path)), f.line, ""});
+    }
+  }
+  uint32_t cut = stack->truncated & ~RBT_RUBY_TRUNCATED_AT_LEAST;
+  std::string more;
+  if (stack->truncated & RBT_RUBY_TRUNCATED_AT_LEAST)
+    more = cut ? "[... at least " + std::to_string(cut) + " more frames]"
+               : "[... more frames not read]";
+  else if (cut)
+    more = "[... " + std::to_string(cut) + " more frames]";
+  if (!more.empty())
+    out.push_back(Frame{FrameKind::Truncated, more, "", 0, ""});
+  return out;
+}
+
+}  // namespace rbt::runtime::ruby

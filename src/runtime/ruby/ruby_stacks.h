@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "profile.h"
 #include "result.h"
 #include "ruby/ruby_process.h"
 
@@ -37,6 +38,9 @@ public:
   // Frame lines of a stack, leaf first: `label (path:line)`, C methods `label <cfunc>`, and a
   // last line `[... N more frames]` when the walk hit the depth limit. Empty for id 0.
   std::vector<std::string> frames(uint64_t stack_id);
+  // The same stack as structured frames for the profile formats, leaf first: Ruby frames with
+  // label, path and line, C methods by name, a Truncated frame for the depth limit.
+  std::vector<profile::Frame> frame_records(uint64_t stack_id);
 
 private:
   RubyStacks(bpf_object *obj, bool verbose);
