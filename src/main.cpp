@@ -3,6 +3,8 @@
 #include <getopt.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -73,11 +75,19 @@ int main(int argc, char **argv) {
       opts.program_name = "stdin";
       have_program = true;
       break;
-    case 'c': opts.command = optarg; break;
+    case 'c':
+      // An empty command would run nothing and leave every probe unscoped.
+      if (optarg[strspn(optarg, " \t\n")] == '\0')
+        return usage_error("-c needs a command, not an empty string");
+      opts.command = optarg;
+      break;
     case 'p': {
+      // A pid_t is 32 bits: 4294967297 must not wrap to PID 1, nor a huge number to -1 (every
+      // process), so anything strtol cannot hold or a pid_t cannot hold is refused.
       char *end = nullptr;
+      errno = 0;
       long pid = strtol(optarg, &end, 10);
-      if (*optarg == '\0' || *end != '\0' || pid <= 0)
+      if (*optarg == '\0' || *end != '\0' || errno == ERANGE || pid <= 0 || pid > INT32_MAX)
         return usage_error(std::string("-p needs a process id, not '") + optarg + "'");
       opts.pid = static_cast<pid_t>(pid);
       break;
@@ -119,6 +129,9 @@ int main(int argc, char **argv) {
       return usage_error(std::string("option '") + argv[optind - 1] + "' is not known");
     }
   }
+  // bpftrace refuses both at once too; rbt would otherwise scope probes to one and drop the other.
+  if (opts.pid != -1 && !opts.command.empty())
+    return usage_error("-p and -c cannot be used together (trace one process: a PID or a command)");
   if (opts.list) {
     // rbt -l [pattern]: the pattern is the first positional argument; -e plays no part.
     if (optind < argc)
