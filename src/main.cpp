@@ -35,7 +35,8 @@ options:
   -d WHAT          dump a stage: ast, types, ir, ir-opt, asm, verifier (repeatable)
   --dry-run        compile, load and verify, then exit without attaching
   --emit-elf FILE  write the compiled BPF object to FILE
-  --unsafe         allow unsafe functions (system)
+  --unsafe         allow unsafe functions (system) and uprobes rbt cannot prove
+                   to be on an instruction boundary
   -V, --version    print the version
   -h, --help       print this help
 
