@@ -9,6 +9,7 @@
 
 #include "ast_printer.h"
 #include "codegen.h"
+#include "config_env.h"
 #include "machine_types.h"
 #include "parse.h"
 #include "sema/sema.h"
@@ -76,6 +77,10 @@ int run_driver(const Options &options) {
   sema::SemaInfo sema;
   MachineTypes machine;
   sema::Environment env = machine.environment(options);
+  auto config_env = config_from_environment();
+  if (!config_env)
+    return fail(config_env.error(), options.verbose);
+  env.config_env = *config_env;
   if (!sema::analyse(*program, diags, sema, env)) {
     diags.render(std::cerr);
     return 1;

@@ -162,7 +162,7 @@ void Lowering::new_scratch_page() {
   b_.CreateCondBr(b_.CreateIsNull(base), fail, ready);
   to_body->eraseFromParent();
   b_.SetInsertPoint(fail);
-  b_.CreateRet(b_.getInt32(0));
+  b_.CreateRet(llvm::ConstantInt::get(fn_->getReturnType(), 0));
   b_.SetInsertPoint(ready);
   b_.CreateBr(body);
   setup_tail_ = ready;
@@ -179,7 +179,8 @@ void Lowering::finish_scratch_pages() {
 }
 
 void Lowering::lower_return() {
-  b_.CreateRet(b_.getInt32(in_callback_ ? 1 : 0));  // a callback's 1 stops the iteration
+  // A callback's 1 stops the iteration.
+  b_.CreateRet(in_callback_ ? llvm::ConstantInt::get(callback_ret_, 1) : b_.getInt32(0));
   // Anything after `return` or `exit()` lands in a block nothing branches to; LLVM drops it.
   b_.SetInsertPoint(new_block("after_return"));
 }
