@@ -475,7 +475,10 @@ Type TypeChecker::check_expr(const Expr &expr) {
           diags_.error(e->range, "a tuple element cannot be " + et.name());
         ok = false;
       }
-      elems.push_back(storage_type(et));
+      // Elements keep their own widths, laid out with natural alignment as bpftrace packs
+      // them: ((int8)1, (int16)1, (int32)1) is 8 bytes. Maps and events still store every
+      // integer as 64 bits (storage_type).
+      elems.push_back(et);
     }
     if (ok)
       t = Type::tuple(std::move(elems));
