@@ -20,6 +20,12 @@ namespace rbt {
 namespace {
 
 void print_error(const Error &e, bool verbose) {
+  if (!e.diagnostic.empty()) {
+    fputs(e.diagnostic.c_str(), stderr);
+    if (verbose && !e.detail.empty())
+      fprintf(stderr, "%s%s", e.detail.c_str(), e.detail.back() == '\n' ? "" : "\n");
+    return;
+  }
   std::string msg = e.what;
   if (!e.why.empty())
     msg += (msg.empty() ? "" : ": ") + e.why;

@@ -8,10 +8,12 @@
 #include <llvm/Transforms/Utils/ModuleUtils.h>
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <thread>
 
+#include "diagnostics.h"
 #include "emit_object.h"
 #include "link_objects.h"
 #include "link_stdlib.h"
@@ -34,6 +36,8 @@ struct ModuleBuild {
   std::unique_ptr<llvm::TargetMachine> tm;
   llvm::LLVMContext context;
   std::string backend_errors;  // the first error the BPF back end reported
+  // Each generated function's probe, so that a back-end error names a place in the script.
+  std::map<std::string, const ast::Probe *> function_probes;
   std::unique_ptr<llvm::Module> module;
   std::unique_ptr<DebugInfo> debug_info;
   std::unique_ptr<Resources> resources;
@@ -73,8 +77,10 @@ Result<std::unique_ptr<ModuleBuild>> lower_script(const ast::Program &program,
     lowering.warn_failed_reads(options.source_name);
   unsigned index = 0;
   for (const ast::Probe *probe : program.probes)
-    for (const ProbeDesc &desc : sema.probes.at(probe))
+    for (const ProbeDesc &desc : sema.probes.at(probe)) {
+      build->function_probes["probe_" + std::to_string(index)] = probe;
       lowering.lower_probe(*probe, desc, index++);
+    }
   if (!lowering.error().empty())
     return make_error("generating BPF code", lowering.error());
   build->resources->finish_scratch();
@@ -83,6 +89,45 @@ Result<std::unique_ptr<ModuleBuild>> lower_script(const ast::Program &program,
     if (auto s = link_stdlib(module, library); !s)
       return s.error();
   return build;
+}
+
+// The BPF back end reports an error as "<file>:0:0: in function probe_3 i32 (ptr): <message>",
+// the file being whichever stdlib header the function's first instruction came from. It is
+// turned into a caret error on the probe the function was generated for (callbacks of loops
+// in it are named probe_3_loop, probe_3_for), with advice where the message is known.
+Error backend_error(const ModuleBuild &build, const CodegenOptions &options) {
+  const std::string &text = build.backend_errors;
+  std::string message = text;
+  const ast::Probe *probe = nullptr;
+  size_t in = text.find("in function ");
+  if (in != std::string::npos) {
+    size_t name_start = in + 12;
+    size_t name_end = text.find_first_of(" :", name_start);
+    std::string name = text.substr(name_start, name_end - name_start);
+    for (auto &[fn, p] : build.function_probes)
+      if (name == fn || name.rfind(fn + "_", 0) == 0)
+        probe = p;
+    size_t colon = text.find("): ", name_end);
+    if (colon != std::string::npos)
+      message = text.substr(colon + 3);
+  }
+  std::string note;
+  if (message.find("stack limit is exceeded") != std::string::npos) {
+    message = "this probe needs more than the 512 bytes of stack a BPF program has";
+    note = "use fewer or shorter string values at once (config max_strlen), or split the work "
+           "between probes; please report the script, as rbt should have moved the values to "
+           "scratch memory";
+  }
+  Error e = make_error("generating BPF code", message, note);
+  e.detail = "LLVM's BPF back end said: " + text;
+  if (probe && !options.source_text.empty()) {
+    SourceFile source(options.source_name, options.source_text);
+    DiagnosticEngine diags(source);
+    diags.error(probe->attach_points.empty() ? probe->range : probe->attach_points.front()->range,
+                message, note);
+    e.diagnostic = diags.render();
+  }
+  return e;
 }
 
 // Cuts the module to one part of the plan, then optimizes and emits it.
@@ -118,7 +163,7 @@ Result<CompiledObject> finish_part(ModuleBuild &build, const CodegenOptions &opt
   if (!elf)
     return elf.error();
   if (!build.backend_errors.empty())
-    return make_error("generating BPF code", build.backend_errors);
+    return backend_error(build, options);
   out.elf = std::move(*elf);
   out.manifest = build.resources->take_manifest();
   return out;

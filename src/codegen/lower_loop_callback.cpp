@@ -9,9 +9,9 @@
 //
 // A callback cannot see its caller's registers, so what the body needs from the probe travels
 // in a context struct on the probe's stack: the probe's ctx pointer (for args, reg(), stacks),
-// then a copy of every small scratch variable live at the loop, and the address of every large
-// one (long strings live in scratch pages; copying them would not fit the stack, and the
-// helper wants its context on the stack), then the range's start. The body reads and writes the
+// then a copy of every small scratch variable live at the loop that is on the stack, and the
+// address of every other one (long strings live in scratch pages; copying them would not fit
+// the stack, and the helper wants its context on the stack), then the range's start. The body reads and writes the
 // copies in place (the callback may access its caller's stack through the context pointer) and
 // the probe copies them back after the loop, so `$sum += $kv.1` works as in bpftrace.
 
@@ -34,11 +34,24 @@ void Lowering::lower_loop_callback(const For &stmt, bool is_range) {
     bool by_address;
   };
   std::vector<Shared> shared;
-  uint64_t size = 8;
+  // The context lives on the probe's stack beside the probe's own values: small variables on
+  // the stack are copied into it only while it all fits, leaving room for LLVM's temporaries.
+  // The others are shared by address: a variable in scratch memory stays put while the loop
+  // runs, and the callback may reach its caller's stack through a pointer as well.
+  constexpr uint64_t kStackLimit = 448;
+  uint64_t size = 8 + 8 * vars_.size() + 8;  // ctx, a pointer per variable, the range's start
   for (auto &[var, slot] : vars_) {
-    bool by_address = var->type.size > kCopiedMax;
-    shared.push_back({var, slot, size, var->type.size, by_address});
-    size += by_address ? 8 : (var->type.size + 7) / 8 * 8;
+    uint64_t copied = (var->type.size + 7) / 8 * 8;
+    bool fits = b_.stack_bytes() + size + copied - 8 <= kStackLimit;
+    bool by_address = var->type.size > kCopiedMax || !llvm::isa<llvm::AllocaInst>(slot) || !fits;
+    if (!by_address)
+      size += copied - 8;
+    shared.push_back({var, slot, 0, var->type.size, by_address});
+  }
+  size = 8;
+  for (auto &s : shared) {
+    s.offset = size;
+    size += s.by_address ? 8 : (s.size + 7) / 8 * 8;
   }
   const uint64_t lo_offset = size;
   size += 8;
