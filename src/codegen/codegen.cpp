@@ -13,7 +13,7 @@
 #include <optional>
 #include <thread>
 
-#include "diagnostics.h"
+#include "backend_error.h"
 #include "emit_object.h"
 #include "link_objects.h"
 #include "link_stdlib.h"
@@ -91,45 +91,6 @@ Result<std::unique_ptr<ModuleBuild>> lower_script(const ast::Program &program,
   return build;
 }
 
-// The BPF back end reports an error as "<file>:0:0: in function probe_3 i32 (ptr): <message>",
-// the file being whichever stdlib header the function's first instruction came from. It is
-// turned into a caret error on the probe the function was generated for (callbacks of loops
-// in it are named probe_3_loop, probe_3_for), with advice where the message is known.
-Error backend_error(const ModuleBuild &build, const CodegenOptions &options) {
-  const std::string &text = build.backend_errors;
-  std::string message = text;
-  const ast::Probe *probe = nullptr;
-  size_t in = text.find("in function ");
-  if (in != std::string::npos) {
-    size_t name_start = in + 12;
-    size_t name_end = text.find_first_of(" :", name_start);
-    std::string name = text.substr(name_start, name_end - name_start);
-    for (auto &[fn, p] : build.function_probes)
-      if (name == fn || name.rfind(fn + "_", 0) == 0)
-        probe = p;
-    size_t colon = text.find("): ", name_end);
-    if (colon != std::string::npos)
-      message = text.substr(colon + 3);
-  }
-  std::string note;
-  if (message.find("stack limit is exceeded") != std::string::npos) {
-    message = "this probe needs more than the 512 bytes of stack a BPF program has";
-    note = "use fewer or shorter string values at once (config max_strlen), or split the work "
-           "between probes; please report the script, as rbt should have moved the values to "
-           "scratch memory";
-  }
-  Error e = make_error("generating BPF code", message, note);
-  e.detail = "LLVM's BPF back end said: " + text;
-  if (probe && !options.source_text.empty()) {
-    SourceFile source(options.source_name, options.source_text);
-    DiagnosticEngine diags(source);
-    diags.error(probe->attach_points.empty() ? probe->range : probe->attach_points.front()->range,
-                message, note);
-    e.diagnostic = diags.render();
-  }
-  return e;
-}
-
 // Cuts the module to one part of the plan, then optimizes and emits it.
 Result<CompiledObject> finish_part(ModuleBuild &build, const CodegenOptions &options,
                                    const PartitionPlan &plan, unsigned part) {
@@ -163,7 +124,8 @@ Result<CompiledObject> finish_part(ModuleBuild &build, const CodegenOptions &opt
   if (!elf)
     return elf.error();
   if (!build.backend_errors.empty())
-    return backend_error(build, options);
+    return backend_error(build.backend_errors, build.function_probes, options.source_name,
+                         options.source_text);
   out.elf = std::move(*elf);
   out.manifest = build.resources->take_manifest();
   return out;
