@@ -38,11 +38,10 @@ void Lowering::lower_loop_callback(const For &stmt, bool is_range) {
   // the stack are copied into it only while it all fits, leaving room for LLVM's temporaries.
   // The others are shared by address: a variable in scratch memory stays put while the loop
   // runs, and the callback may reach its caller's stack through a pointer as well.
-  constexpr uint64_t kStackLimit = 448;
   uint64_t size = 8 + 8 * vars_.size() + 8;  // ctx, a pointer per variable, the range's start
   for (auto &[var, slot] : vars_) {
     uint64_t copied = (var->type.size + 7) / 8 * 8;
-    bool fits = b_.stack_bytes() + size + copied - 8 <= kStackLimit;
+    bool fits = b_.stack_bytes() + size + copied - 8 <= kStackBudget;
     bool by_address = var->type.size > kCopiedMax || !llvm::isa<llvm::AllocaInst>(slot) || !fits;
     if (!by_address)
       size += copied - 8;

@@ -113,14 +113,6 @@ void Lowering::lower_probe(const ast::Probe &probe, const ProbeDesc &desc, unsig
   finish_scratch_pages();
 }
 
-namespace {
-// Values up to this size stay on the stack while the function's slots fit in the budget;
-// the rest of the 512 bytes is left to LLVM's spills and the stdlib's frames, which inline
-// into the probe with locals of their own (two string compares and three USDT arguments took
-// over 130 bytes, and a budget of 384 overflowed the stack).
-constexpr uint64_t kStackValueMax = 128;
-constexpr uint64_t kStackBudget = 256;
-}  // namespace
 
 llvm::Value *Lowering::value_slot(uint64_t size, const llvm::Twine &name) {
   uint64_t rounded = (size + 7) / 8 * 8;
