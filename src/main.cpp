@@ -25,7 +25,7 @@ A tracing language for Linux: bpftrace's language, plus Ruby stacks (rstack).
 options:
   -e PROGRAM       run PROGRAM given on the command line ('-' as the file reads stdin)
   -c 'COMMAND'     run COMMAND with probes attached before it starts; exit when it exits
-  -p PID           trace process PID only; exit when it exits
+  -p PID           uprobes/USDT in process PID only; exit when it exits
   -o FILE          write output to FILE instead of stdout
   -f text|json     output format (default text)
   -q               quiet: no "Attached N probes" banner

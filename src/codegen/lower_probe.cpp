@@ -83,11 +83,14 @@ void Lowering::lower_probe(const ast::Probe &probe, const ProbeDesc &desc, unsig
   recorded.program = fn_name;
   resources_.add_probe(std::move(recorded));
 
-  // -p PID: like bpftrace, events of other processes are dropped before the predicate, except
-  // in BEGIN, END and interval probes, which belong to no process: an interval fires on one CPU
-  // in whatever task runs there, and filtering it would make it fire only by chance.
-  bool process_event = desc.kind != ProbeKind::Begin && desc.kind != ProbeKind::End &&
-                       desc.kind != ProbeKind::Interval;
+  // -p PID scopes the probes that belong to a process: uprobes and USDT probes (attached to
+  // the process as well; the check here keeps them to it whatever the attach path). It is not
+  // a filter on every probe, as in bpftrace 0.17 ("not a global PID filter on probes"): a
+  // tracepoint or profile probe sees every task, so an off-CPU script on sched_switch sees the
+  // target's switch-ins, which run in the task switched from. (bpftrace 0.2x filters tracepoints
+  // by the current task; rbt keeps 0.17's behaviour, which such scripts need.)
+  bool process_event = desc.kind == ProbeKind::Uprobe || desc.kind == ProbeKind::Uretprobe ||
+                       desc.kind == ProbeKind::Usdt;
   if (filter_pid_ && process_event) {
     llvm::Value *mine = b_.CreateICmpEQ(b_.current_pid(),
                                         config_field(offsetof(RuntimeConfig, filter_pid)));
