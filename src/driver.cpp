@@ -10,6 +10,7 @@
 
 #include "ast_printer.h"
 #include "codegen.h"
+#include "config_env.h"
 #include "machine_types.h"
 #include "parse.h"
 #include "sema/sema.h"
@@ -20,6 +21,12 @@ namespace rbt {
 namespace {
 
 void print_error(const Error &e, bool verbose) {
+  if (!e.diagnostic.empty()) {
+    fputs(e.diagnostic.c_str(), stderr);
+    if (verbose && !e.detail.empty())
+      fprintf(stderr, "%s%s", e.detail.c_str(), e.detail.back() == '\n' ? "" : "\n");
+    return;
+  }
   std::string msg = e.what;
   if (!e.why.empty())
     msg += (msg.empty() ? "" : ": ") + e.why;
@@ -77,6 +84,10 @@ int run_driver(const Options &options) {
   sema::SemaInfo sema;
   MachineTypes machine;
   sema::Environment env = machine.environment(options);
+  auto config_env = config_from_environment();
+  if (!config_env)
+    return fail(config_env.error(), options.verbose);
+  env.config_env = *config_env;
   if (!sema::analyse(*program, diags, sema, env)) {
     diags.render(std::cerr);
     return 1;

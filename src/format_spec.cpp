@@ -35,9 +35,21 @@ ParsedFormat parse_format(const std::string &f) {
       while (j < f.size() && isdigit(static_cast<unsigned char>(f[j])))
         spec += f[j++];
     }
-    // Length modifiers are accepted for C compatibility; every integer travels as 64 bits.
+    // Integers travel as 64 bits; the length modifier says how many of them print.
+    std::string length;
     while (j < f.size() && strchr("hljzt", f[j]))
-      j++;
+      length += f[j++];
+    if (length == "hh")
+      cur.int_bits = 8;
+    else if (length == "h")
+      cur.int_bits = 16;
+    else if (length.empty() || length == "l" || length == "ll" || length == "j" ||
+             length == "z" || length == "t")
+      cur.int_bits = 64;
+    else {
+      out.error = "unknown length modifier '" + length + "'";
+      return out;
+    }
     if (j >= f.size()) {
       out.error = "incomplete conversion at the end of the format";
       return out;

@@ -14,6 +14,10 @@ struct FormatPiece {
   std::string spec;        // the C conversion with flags/width/precision, no length modifier
   char conversion = 0;     // 'd' 'i' 'u' 'x' 'X' 'o' 'c' 's' 'p' 'r', or 0 for trailing text only
   char buffer_mode = 0;    // 'r' only: 'x' for %rx (every byte as \xNN), 'h' for %rh ("0a fe")
+  // Integer conversions: the bits of the value printed, from the C length modifier: hh 8, h 16,
+  // none and l ll j z t 64. Current bpftrace reads a conversion without modifier as long long
+  // (bpftrace 0.17 handed it to C's printf, where %x printed 32 bits).
+  unsigned int_bits = 64;
 };
 
 struct ParsedFormat {

@@ -7,12 +7,54 @@
 
 #include <cstdio>
 
+#include "instruction_boundary.h"
 #include "probe_expansion.h"
+#include "symbols/uprobe_site.h"
 #include "symbols/elf_file.h"
 #include "symbols/kernel_symbols.h"
 #include "tracepoint_format.h"
 
 namespace rbt {
+
+namespace {
+
+// A uprobe inside an instruction replaces part of it with a breakpoint: the traced process then
+// faults or computes wrong results. The runtime finds the function's code (it must not link
+// LLVM); the disassembler decides; --unsafe turns the refusal into a warning.
+Status check_instruction_boundary(const ProbeDesc &probe, bool unsafe) {
+  auto site = runtime::uprobe_site(probe);
+  if (!site)
+    return Ok{};
+  std::string where;
+  disasm::Boundary b = disasm::Boundary::Unknown;
+  if (site->function.empty()) {
+    where = "no function symbol covers it, so rbt cannot tell whether it starts an instruction";
+  } else {
+    b = disasm::instruction_boundary(site->machine, site->code.data(), site->code.size(),
+                                     site->offset);
+    if (b == disasm::Boundary::Yes)
+      return Ok{};
+    where = b == disasm::Boundary::No
+                ? "it is inside an instruction of " + site->function + " (offset " +
+                      std::to_string(site->offset) + ")"
+                : "rbt cannot decode " + site->function + "'s instructions up to offset " +
+                      std::to_string(site->offset);
+  }
+  if (unsafe) {
+    fprintf(stderr,
+            "rbt: warning: %s: %s; --unsafe attaches it anyway, which may crash the traced "
+            "process or corrupt its results\n",
+            probe.name.c_str(), where.c_str());
+    return Ok{};
+  }
+  return make_error("", "cannot probe " + probe.name + ": " + where,
+                    b == disasm::Boundary::No
+                        ? "probe the first byte of an instruction (see objdump -d); --unsafe "
+                          "attaches anyway, at the risk of crashing the process"
+                        : "--unsafe attaches anyway, at the risk of crashing the process");
+}
+
+}  // namespace
 
 const RecordLayout *MachineTypes::tracepoint_format(const ProbeDesc &probe) {
   auto [it, inserted] = tracepoints_.try_emplace(probe.name);
@@ -30,7 +72,16 @@ sema::Environment MachineTypes::environment(const Options &options) {
   env.has_command = !options.command.empty();
   env.positional = options.args;
   pid_t pid = options.pid;
-  env.expand_probe = [pid](const ProbeDesc &p) { return runtime::expand_probe(p, pid); };
+  bool unsafe = options.unsafe;
+  env.expand_probe = [pid, unsafe](const ProbeDesc &p) -> Result<std::vector<ProbeDesc>> {
+    auto expanded = runtime::expand_probe(p, pid);
+    if (!expanded)
+      return expanded;
+    for (const ProbeDesc &e : *expanded)
+      if (auto s = check_instruction_boundary(e, unsafe); !s)
+        return s.error();
+    return expanded;
+  };
   env.tracepoint_format = [this](const ProbeDesc &p) { return tracepoint_format(p); };
   env.kernel_struct = [this](const std::string &name) { return kernel_.find_struct(name); };
   env.kernel_symbol = [](const std::string &name) {

@@ -3,6 +3,8 @@
 #include <getopt.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -24,7 +26,7 @@ A tracing language for Linux: bpftrace's language, plus Ruby stacks (rstack).
 options:
   -e PROGRAM       run PROGRAM given on the command line ('-' as the file reads stdin)
   -c 'COMMAND'     run COMMAND with probes attached before it starts; exit when it exits
-  -p PID           trace process PID only; exit when it exits
+  -p PID           uprobes/USDT in process PID only; exit when it exits
   -o FILE          write output to FILE instead of stdout (.folded, .pb.gz, .pprof,
                    .speedscope.json, .svg: that profile format when -f is not given)
   -f FORMAT        output format: text (default), json, or a profile of the stack maps:
@@ -36,7 +38,8 @@ options:
   -d WHAT          dump a stage: ast, types, ir, ir-opt, asm, verifier (repeatable)
   --dry-run        compile, load and verify, then exit without attaching
   --emit-elf FILE  write the compiled BPF object to FILE
-  --unsafe         allow unsafe functions (system)
+  --unsafe         allow unsafe functions (system) and uprobes rbt cannot prove
+                   to be on an instruction boundary
   --sum-unit UNIT  profiles: what sum() maps add up (nanoseconds, bytes, ...; default count)
   -V, --version    print the version
   -h, --help       print this help
@@ -97,11 +100,19 @@ int main(int argc, char **argv) {
       opts.program_name = "stdin";
       have_program = true;
       break;
-    case 'c': opts.command = optarg; break;
+    case 'c':
+      // An empty command would run nothing and leave every probe unscoped.
+      if (optarg[strspn(optarg, " \t\n")] == '\0')
+        return usage_error("-c needs a command, not an empty string");
+      opts.command = optarg;
+      break;
     case 'p': {
+      // A pid_t is 32 bits: 4294967297 must not wrap to PID 1, nor a huge number to -1 (every
+      // process), so anything strtol cannot hold or a pid_t cannot hold is refused.
       char *end = nullptr;
+      errno = 0;
       long pid = strtol(optarg, &end, 10);
-      if (*optarg == '\0' || *end != '\0' || pid <= 0)
+      if (*optarg == '\0' || *end != '\0' || errno == ERANGE || pid <= 0 || pid > INT32_MAX)
         return usage_error(std::string("-p needs a process id, not '") + optarg + "'");
       opts.pid = static_cast<pid_t>(pid);
       break;
@@ -160,6 +171,9 @@ int main(int argc, char **argv) {
       return usage_error(std::string("option '") + argv[optind - 1] + "' is not known");
     }
   }
+  // bpftrace refuses both at once too; rbt would otherwise scope probes to one and drop the other.
+  if (opts.pid != -1 && !opts.command.empty())
+    return usage_error("-p and -c cannot be used together (trace one process: a PID or a command)");
   // -o app.svg without -f: the extension names the profile format.
   if (!format_given && !opts.output_file.empty())
     if (auto f = rbt::profile::format_from_path(opts.output_file))

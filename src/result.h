@@ -17,6 +17,10 @@ struct Error {
   std::string why;   // the cause, e.g. "this kernel has no kprobe support (CONFIG_KPROBES)"
   std::string hint;  // optional advice printed on its own line
   std::string detail;  // optional extra text shown with -v (e.g. the verifier log's tail)
+  // A mistake located in the script, already rendered as `file:line:col: error: ...` with the
+  // source line and its caret: printed as it is, instead of what/why (a back-end error that
+  // belongs to one probe, found after the front end's diagnostics were done).
+  std::string diagnostic;
   int err = 0;       // errno when the kernel said no, else 0
 
   // Prefixes the context, so errors read outside-in ("loading program x: map y: ...").

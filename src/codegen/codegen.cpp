@@ -8,10 +8,12 @@
 #include <llvm/Transforms/Utils/ModuleUtils.h>
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <thread>
 
+#include "backend_error.h"
 #include "emit_object.h"
 #include "link_objects.h"
 #include "link_stdlib.h"
@@ -34,6 +36,8 @@ struct ModuleBuild {
   std::unique_ptr<llvm::TargetMachine> tm;
   llvm::LLVMContext context;
   std::string backend_errors;  // the first error the BPF back end reported
+  // Each generated function's probe, so that a back-end error names a place in the script.
+  std::map<std::string, const ast::Probe *> function_probes;
   std::unique_ptr<llvm::Module> module;
   std::unique_ptr<DebugInfo> debug_info;
   std::unique_ptr<Resources> resources;
@@ -73,8 +77,10 @@ Result<std::unique_ptr<ModuleBuild>> lower_script(const ast::Program &program,
     lowering.warn_failed_reads(options.source_name);
   unsigned index = 0;
   for (const ast::Probe *probe : program.probes)
-    for (const ProbeDesc &desc : sema.probes.at(probe))
+    for (const ProbeDesc &desc : sema.probes.at(probe)) {
+      build->function_probes["probe_" + std::to_string(index)] = probe;
       lowering.lower_probe(*probe, desc, index++);
+    }
   if (!lowering.error().empty())
     return make_error("generating BPF code", lowering.error());
   build->resources->finish_scratch();
@@ -118,7 +124,8 @@ Result<CompiledObject> finish_part(ModuleBuild &build, const CodegenOptions &opt
   if (!elf)
     return elf.error();
   if (!build.backend_errors.empty())
-    return make_error("generating BPF code", build.backend_errors);
+    return backend_error(build.backend_errors, build.function_probes, options.source_name,
+                         options.source_text);
   out.elf = std::move(*elf);
   out.manifest = build.resources->take_manifest();
   return out;

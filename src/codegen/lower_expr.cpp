@@ -162,8 +162,10 @@ llvm::Value *Lowering::lower_string_compare(const Binary &bin) {
       }
       equal = b_.CreateICmpEQ(diff, b_.getInt64(0));
     }
-  } else if (std::min(size_a, size_b) > 64) {
-    // Long strings: a bounded loop in the stdlib instead of an unrolled comparison.
+  } else if (std::min(size_a, size_b) > 16) {
+    // Longer than comm: a bounded loop in the stdlib instead of an unrolled comparison. An
+    // unrolled one over 64 bytes lets LLVM keep every byte of a copied value in a register of
+    // its own, and the spills overflowed the 512-byte stack (`str(arg1) == @ep[tid]`).
     llvm::Value *differ = call_stdlib("strings", "rbt_strncmp",
                                       {a, b_.getInt64(size_a), b, b_.getInt64(size_b),
                                        b_.getInt64(std::min(size_a, size_b))});
@@ -365,22 +367,23 @@ llvm::Value *Lowering::lower_map_read(const MapRef &map) {
   llvm::Value *key = map_key(map, desc);
   llvm::Value *found = b_.map_lookup(resources_.map_global(map.name), key);
   const Type &t = desc.value;
-  // An absent key reads as zero (an empty string, a zeroed tuple), as in bpftrace.
-  llvm::Value *slot = t.is_scalar() ? nullptr : value_slot(t.size, "map_read");
+  if (!t.is_scalar()) {
+    // A string or tuple is read where it lies: the map's value, or a zeroed slot when the key
+    // is absent (an empty string, a zeroed tuple, as in bpftrace). Every user copies or reads
+    // it at once. Copying it into a stack slot first let LLVM split the copy into one register
+    // per byte, and comparing it with another string then spilled them all past the 512-byte
+    // stack (`str(arg1) == @ep[tid]`).
+    llvm::Value *zero = value_slot(t.size, "map_read");
+    return b_.CreateSelect(b_.CreateIsNull(found), zero, found, "map_read");
+  }
   auto *hit = new_block("map_hit");
   auto *done = new_block("map_done");
   llvm::BasicBlock *miss = b_.GetInsertBlock();
   b_.CreateCondBr(b_.CreateIsNull(found), done, hit);
   b_.SetInsertPoint(hit);
-  llvm::Value *v = nullptr;
-  if (slot)
-    b_.copy_bytes(slot, found, t.size);
-  else
-    v = b_.load_int(found, t.size, t.is_signed);
+  llvm::Value *v = b_.load_int(found, t.size, t.is_signed);
   b_.CreateBr(done);
   b_.SetInsertPoint(done);
-  if (slot)
-    return slot;
   auto *phi = b_.CreatePHI(b_.getInt64Ty(), 2);
   phi->addIncoming(b_.getInt64(0), miss);
   phi->addIncoming(v, hit);

@@ -83,11 +83,14 @@ void Lowering::lower_probe(const ast::Probe &probe, const ProbeDesc &desc, unsig
   recorded.program = fn_name;
   resources_.add_probe(std::move(recorded));
 
-  // -p PID: like bpftrace, events of other processes are dropped before the predicate, except
-  // in BEGIN, END and interval probes, which belong to no process: an interval fires on one CPU
-  // in whatever task runs there, and filtering it would make it fire only by chance.
-  bool process_event = desc.kind != ProbeKind::Begin && desc.kind != ProbeKind::End &&
-                       desc.kind != ProbeKind::Interval;
+  // -p PID scopes the probes that belong to a process: uprobes and USDT probes (attached to
+  // the process as well; the check here keeps them to it whatever the attach path). It is not
+  // a filter on every probe, as in bpftrace 0.17 ("not a global PID filter on probes"): a
+  // tracepoint or profile probe sees every task, so an off-CPU script on sched_switch sees the
+  // target's switch-ins, which run in the task switched from. (bpftrace 0.2x filters tracepoints
+  // by the current task; rbt keeps 0.17's behaviour, which such scripts need.)
+  bool process_event = desc.kind == ProbeKind::Uprobe || desc.kind == ProbeKind::Uretprobe ||
+                       desc.kind == ProbeKind::Usdt;
   if (filter_pid_ && process_event) {
     llvm::Value *mine = b_.CreateICmpEQ(b_.current_pid(),
                                         config_field(offsetof(RuntimeConfig, filter_pid)));
@@ -113,12 +116,6 @@ void Lowering::lower_probe(const ast::Probe &probe, const ProbeDesc &desc, unsig
   finish_scratch_pages();
 }
 
-namespace {
-// Values up to this size stay on the stack while the function's slots fit in the budget;
-// the rest of the 512 bytes is left to LLVM's spills and the stdlib's frames.
-constexpr uint64_t kStackValueMax = 128;
-constexpr uint64_t kStackBudget = 384;
-}  // namespace
 
 llvm::Value *Lowering::value_slot(uint64_t size, const llvm::Twine &name) {
   uint64_t rounded = (size + 7) / 8 * 8;
@@ -162,7 +159,7 @@ void Lowering::new_scratch_page() {
   b_.CreateCondBr(b_.CreateIsNull(base), fail, ready);
   to_body->eraseFromParent();
   b_.SetInsertPoint(fail);
-  b_.CreateRet(b_.getInt32(0));
+  b_.CreateRet(llvm::ConstantInt::get(fn_->getReturnType(), 0));
   b_.SetInsertPoint(ready);
   b_.CreateBr(body);
   setup_tail_ = ready;
@@ -179,7 +176,8 @@ void Lowering::finish_scratch_pages() {
 }
 
 void Lowering::lower_return() {
-  b_.CreateRet(b_.getInt32(in_callback_ ? 1 : 0));  // a callback's 1 stops the iteration
+  // A callback's 1 stops the iteration.
+  b_.CreateRet(in_callback_ ? llvm::ConstantInt::get(callback_ret_, 1) : b_.getInt32(0));
   // Anything after `return` or `exit()` lands in a block nothing branches to; LLVM drops it.
   b_.SetInsertPoint(new_block("after_return"));
 }

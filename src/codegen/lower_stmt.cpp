@@ -125,30 +125,7 @@ void Lowering::lower_while(const While &stmt) {
 }
 
 void Lowering::lower_for(const For &stmt) {
-  if (!stmt.hi)
-    return lower_for_map(stmt);  // lower_for_map.cpp
-  const sema::VarInfo *var = sema_.vars.at(&stmt);
-  llvm::Value *slot = b_.stack_slot(8, var->name);
-  vars_[var] = slot;
-  b_.CreateStore(lower_expr(*stmt.lo), slot);
-  llvm::Value *hi = lower_expr(*stmt.hi);
-  auto *cond_block = new_block("for_cond");
-  auto *body = new_block("for_body");
-  auto *next = new_block("for_next");
-  auto *done = new_block("for_done");
-  b_.CreateBr(cond_block);
-  b_.SetInsertPoint(cond_block);
-  llvm::Value *i = b_.CreateLoad(b_.getInt64Ty(), slot);
-  b_.CreateCondBr(b_.CreateICmpSLT(i, hi), body, done);
-  b_.SetInsertPoint(body);
-  loops_.push_back({next, done});
-  lower_block(*stmt.body);
-  loops_.pop_back();
-  b_.CreateBr(next);
-  b_.SetInsertPoint(next);
-  b_.CreateStore(b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), slot), b_.getInt64(1)), slot);
-  b_.CreateBr(cond_block);
-  b_.SetInsertPoint(done);
+  lower_loop_callback(stmt, stmt.hi != nullptr);  // lower_loop_callback.cpp
 }
 
 }  // namespace rbt::codegen

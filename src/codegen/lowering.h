@@ -51,8 +51,10 @@ private:
   void lower_if(const ast::If &stmt);
   void lower_while(const ast::While &stmt);
   void lower_for(const ast::For &stmt);
-  void lower_for_map(const ast::For &stmt);
-  bool in_callback_ = false;  // lowering a for-over-map body: `exit()` ends the iteration
+  // `for` over a map or a range: the body becomes a callback (lower_loop_callback.cpp).
+  void lower_loop_callback(const ast::For &stmt, bool is_range);
+  bool in_callback_ = false;  // lowering a loop body: `exit()`/`return` end the iteration
+  llvm::Type *callback_ret_ = nullptr;  // i32 (for_each_map_elem) or i64 (bpf_loop)
   void lower_return();
 
   // Expressions

@@ -19,6 +19,12 @@ constexpr uint64_t kRingbufBytes = 1 << 20;
 constexpr uint64_t kStackMapEntries = 4096;
 // One entry of the per-CPU scratch map: the kernel caps per-CPU values at 32 KiB.
 constexpr uint64_t kScratchPageBytes = 32768;
+// Values up to kStackValueMax bytes stay on the stack while the function's slots fit in
+// kStackBudget; the rest of the 512 bytes is left to LLVM's spills and the stdlib's frames,
+// which inline into the probe with locals of their own (two string compares and three USDT
+// arguments took over 130 bytes, and a budget of 384 overflowed the stack).
+constexpr uint64_t kStackValueMax = 128;
+constexpr uint64_t kStackBudget = 256;
 
 class Resources {
 public:

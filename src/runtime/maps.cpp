@@ -202,4 +202,15 @@ Result<MapSnapshot> snapshot_map(const bpf_map *map, const MapDesc &desc) {
   return snap;
 }
 
+MapEntry zero_entry(const MapDesc &desc) {
+  MapEntry e;
+  size_t stride = (desc.bpf_value_size() + 7) / 8 * 8;
+  std::vector<uint8_t> zeros(std::max<size_t>(stride, 16));
+  if (desc.per_cpu())
+    e.value = merge_cpus(desc.value, zeros.data(), stride, 1);
+  else
+    e.value.assign(desc.bpf_value_size(), 0);
+  return e;
+}
+
 }  // namespace rbt::runtime

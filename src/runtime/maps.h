@@ -29,6 +29,8 @@ struct MapSnapshot {
 };
 
 Result<MapSnapshot> snapshot_map(const bpf_map *map, const MapDesc &desc);
+// The entry a map without keys would hold if its value were zero (print() of an empty map).
+MapEntry zero_entry(const MapDesc &desc);
 
 // clear(@m): deletes every key. zero(@m): sets every value (every CPU's copy, every histogram
 // bucket) to zero and keeps the keys, so they still print, with 0.

@@ -350,6 +350,13 @@ Status Session::run() {
   }
 
   bool stop = events_->exit_requested() || (child_.pid() > 0 && child_.reap());
+  // As bpftrace does: with only BEGIN/END probes nothing more can happen once BEGIN has run,
+  // so the session ends (END runs next), unless a -c command or -p process is still to end it.
+  bool only_special = true;
+  for (auto &p : manifest_.probes)
+    only_special = only_special && (p.kind == ProbeKind::Begin || p.kind == ProbeKind::End);
+  if (only_special && options_.command.empty() && options_.pid <= 0)
+    stop = true;
   while (!stop) {
     epoll_event ready[3];
     // rstack learns about Ruby processes by polling: every 2 ms while a -c child is becoming

@@ -16,17 +16,22 @@ struct scan {
   __u64 result;
 };
 
+// The callbacks store the loop index (a value the verifier does not know) rather than count
+// with `++`: a counter it knows exactly (0, 1, 2, ...) makes the verifier explore the callback
+// once per value as soon as the script compares the result, and reject the program as too
+// large (strlen($s) > 1000 on a long string).
 static long strlen_step(__u64 i, void *ctx) {
   struct scan *s = ctx;
-  if (i >= s->a_size || !s->a[i])
+  if (i >= s->a_size || !s->a[i]) {
+    s->result = i;
     return 1;
-  s->result++;
+  }
   return 0;
 }
 
 // Length of the NUL-terminated string in a buffer of `size` bytes.
 __u64 rbt_strlen(const char *s, __u64 size) {
-  struct scan sc = {.a = s, .a_size = size};
+  struct scan sc = {.a = s, .a_size = size, .result = size};
   bpf_loop(size, strlen_step, &sc, 0);
   return sc.result;
 }
@@ -79,8 +84,11 @@ __u64 rbt_strcontains(const char *haystack, __u64 h_size, const char *needle, __
   return sc.result;
 }
 
+// An atomic add leaves the counter a value the verifier does not know. With a plain `++` it
+// knows it exactly (1, 2, 3, ...), so once the script compares len() with something the
+// verifier explores the callback again for every count and rejects the program as too large.
 static long count_entry(void *map, const void *key, void *value, void *ctx) {
-  (*(__u64 *)ctx)++;
+  __sync_fetch_and_add((__u64 *)ctx, 1);
   return 0;
 }
 

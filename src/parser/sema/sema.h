@@ -22,8 +22,9 @@ namespace rbt::sema {
 
 // Length of str() results without an explicit length (bpftrace's max_strlen default).
 constexpr uint32_t kDefaultStrlen = 64;
-// The largest max_strlen (and str() length) a script may ask for.
-constexpr uint32_t kMaxStrlen = 4096;
+// The largest max_strlen (and str() length) a script may ask for: long strings live in per-CPU
+// scratch pages of 32 KiB (codegen), and an event or key may hold one with other values.
+constexpr uint32_t kMaxStrlen = 16384;
 
 // The script's `config = { ... }` block, with bpftrace's defaults.
 struct ScriptConfig {
@@ -31,6 +32,15 @@ struct ScriptConfig {
   uint64_t max_map_keys = 4096;
   bool print_maps_on_exit = true;
   StackMode stack_mode = StackMode::Bpftrace;
+};
+
+// Config set from the environment (BPFTRACE_MAX_STRLEN=...): as in bpftrace, it takes
+// precedence over the script's config block. The driver reads and validates it.
+struct ConfigOverrides {
+  std::optional<uint32_t> max_strlen;
+  std::optional<uint64_t> max_map_keys;
+  std::optional<bool> print_maps_on_exit;
+  std::optional<StackMode> stack_mode;
 };
 
 struct MapInfo {
@@ -78,6 +88,7 @@ struct Environment {
   bool unsafe = false;                  // --unsafe: allow system() and friends
   bool has_command = false;             // -c: cpid has a value
   std::vector<std::string> positional;  // $1..$N
+  ConfigOverrides config_env;           // BPFTRACE_* config variables
   // Resolves library names and expands wildcards; unset: attach points stay as written.
   std::function<Result<std::vector<ProbeDesc>>(const ProbeDesc &)> expand_probe;
   // The `args` record of a tracepoint, or null when unknown.

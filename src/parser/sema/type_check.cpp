@@ -35,25 +35,29 @@ void TypeChecker::check_config(const Program &program) {
     auto number = const_int(*item.value);
     auto *word = dyn_cast<Builtin>(item.value);
     auto *lit = dyn_cast<IntLit>(item.value);
-    if (item.key == "max_strlen") {
-      // Long strings live in per-CPU scratch pages of 32 KiB (codegen), with room left for
-      // events and keys that hold more than one.
+    // bpftrace also takes the environment variable's spelling: BPFTRACE_MAX_STRLEN, MAX_STRLEN.
+    std::string key = item.key;
+    for (char &ch : key)
+      ch = static_cast<char>(tolower(static_cast<unsigned char>(ch)));
+    if (key.rfind("bpftrace_", 0) == 0)
+      key = key.substr(9);
+    if (key == "max_strlen") {
       if (!number || *number < 1 || *number > kMaxStrlen)
         diags_.error(item.range,
                      "max_strlen must be an integer from 1 to " + std::to_string(kMaxStrlen));
       else
         c.max_strlen = static_cast<uint32_t>(*number);
-    } else if (item.key == "max_map_keys") {
+    } else if (key == "max_map_keys") {
       if (!number || *number < 1)
         diags_.error(item.range, "max_map_keys must be a positive integer");
       else
         c.max_map_keys = static_cast<uint64_t>(*number);
-    } else if (item.key == "print_maps_on_exit") {
+    } else if (key == "print_maps_on_exit") {
       if (!lit || !lit->is_bool)
         diags_.error(item.range, "print_maps_on_exit must be true or false");
       else
         c.print_maps_on_exit = lit->value != 0;
-    } else if (item.key == "stack_mode") {
+    } else if (key == "stack_mode") {
       if (!word || (word->name != "bpftrace" && word->name != "perf" && word->name != "raw"))
         diags_.error(item.range, "stack_mode must be bpftrace, perf or raw");
       else
@@ -65,6 +69,15 @@ void TypeChecker::check_config(const Program &program) {
                                    "' (max_strlen, max_map_keys, print_maps_on_exit, stack_mode)");
     }
   }
+  const ConfigOverrides &env = env_.config_env;
+  if (env.max_strlen)
+    c.max_strlen = *env.max_strlen;
+  if (env.max_map_keys)
+    c.max_map_keys = *env.max_map_keys;
+  if (env.print_maps_on_exit)
+    c.print_maps_on_exit = *env.print_maps_on_exit;
+  if (env.stack_mode)
+    c.stack_mode = *env.stack_mode;
 }
 
 void TypeChecker::check_program(const Program &program) {
@@ -470,7 +483,10 @@ Type TypeChecker::check_expr(const Expr &expr) {
           diags_.error(e->range, "a tuple element cannot be " + et.name());
         ok = false;
       }
-      elems.push_back(storage_type(et));
+      // Elements keep their own widths, laid out with natural alignment as bpftrace packs
+      // them: ((int8)1, (int16)1, (int32)1) is 8 bytes. Maps and events still store every
+      // integer as 64 bits (storage_type).
+      elems.push_back(et);
     }
     if (ok)
       t = Type::tuple(std::move(elems));

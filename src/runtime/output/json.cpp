@@ -164,11 +164,34 @@ std::string json_value(const Type &t, const uint8_t *p) {
 
 std::string json_key(const Type &key, const uint8_t *p) {
   // bpftrace's rule: the key's text form, a tuple's parentheses dropped, every space removed
-  // (so @[1, "a b"] is "1,ab").
-  std::string s = format_value(key, p);
-  if (key.is_tuple())
-    s = s.substr(1, s.size() - 2);
-  s.erase(std::remove(s.begin(), s.end(), ' '), s.end());
+  // (so @[1, "a b"] is "1,ab"). A stack loses only its frames' indentation ("\nf+0\ng+4\n",
+  // as in bpftrace): the spaces inside a frame stay, since a Ruby frame is "block (2 levels) in
+  // <main>" and a C++ symbol has them too, and a key must read as the same frames as its text.
+  auto strip = [](std::string s) {
+    s.erase(std::remove(s.begin(), s.end(), ' '), s.end());
+    return s;
+  };
+  auto unindent = [](const std::string &s) {
+    std::string out;
+    bool line_start = true;
+    for (char c : s) {
+      if (line_start && c == ' ')
+        continue;
+      line_start = c == '\n';
+      out += c;
+    }
+    return out;
+  };
+  if (key.is_stack())
+    return unindent(format_value(key, p));
+  if (!key.is_tuple())
+    return strip(format_value(key, p));
+  std::string s;
+  for (size_t i = 0; i < key.elems.size(); i++) {
+    const Type &e = key.elems[i];
+    std::string text = format_value(e, p + key.offsets[i]);
+    s += (i ? "," : "") + (e.is_stack() ? unindent(text) : strip(text));
+  }
   return s;
 }
 

@@ -25,9 +25,20 @@ std::string format_printf(const ParsedFormat &format, const Type &args, const ui
     const Type &t = args.elems[arg];
     const uint8_t *p = payload + args.offsets[arg];
     arg++;
-    // The spec keeps flags, width and precision; integers travel as 64 bits, so the length
-    // modifier is always ll.
+    // The spec keeps flags, width and precision; integers travel as 64 bits and are cut to the
+    // conversion's length modifier (%hhx of 0x1234 prints 34, as C's printf would).
     std::string flags = piece.spec.substr(0, piece.spec.size() - 1);
+    auto narrow_signed = [&](uint64_t v) -> long long {
+      switch (piece.int_bits) {
+      case 8: return static_cast<int8_t>(v);
+      case 16: return static_cast<int16_t>(v);
+      case 32: return static_cast<int32_t>(v);
+      default: return static_cast<int64_t>(v);
+      }
+    };
+    auto narrow_unsigned = [&](uint64_t v) -> unsigned long long {
+      return piece.int_bits >= 64 ? v : v & ((1ULL << piece.int_bits) - 1);
+    };
     switch (piece.conversion) {
     case 's':
       out += c_format(flags + "s", (t.is_string() ? load_string(t, p) : format_value(t, p)).c_str());
@@ -49,11 +60,11 @@ std::string format_printf(const ParsedFormat &format, const Type &args, const ui
       break;
     case 'd':
     case 'i':
-      out += c_format(flags + "lld", static_cast<long long>(load_int(t, p)));
+      out += c_format(flags + "lld", narrow_signed(static_cast<uint64_t>(load_int(t, p))));
       break;
     default:  // u x X o
       out += c_format(flags + "ll" + piece.conversion,
-                      static_cast<unsigned long long>(load_int(t, p)));
+                      narrow_unsigned(static_cast<uint64_t>(load_int(t, p))));
       break;
     }
   }
