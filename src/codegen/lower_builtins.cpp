@@ -124,8 +124,10 @@ llvm::Value *Lowering::lower_arg(const Builtin &node) {
 void Lowering::emit_event(uint64_t id, const std::vector<const Expr *> &args, const Type &layout) {
   llvm::Value *event = value_slot(8 + layout.size, "event");
   b_.CreateStore(b_.getInt64(id), event);
+  in_event_ = true;
   for (size_t i = 0; i < args.size(); i++)
     store_value(b_.byte_ptr(event, 8 + layout.offsets[i]), layout.elems[i], *args[i]);
+  in_event_ = false;
   send_event(event, 8 + layout.size);
 }
 

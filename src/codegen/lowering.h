@@ -53,6 +53,9 @@ private:
   void lower_for(const ast::For &stmt);
   void lower_for_map(const ast::For &stmt);
   bool in_callback_ = false;  // lowering a for-over-map body: `exit()` ends the iteration
+  // Lowering the values of an event (printf, print): an rstack there carries its own count of
+  // frames cut below its depth (lower_rstack.cpp).
+  bool in_event_ = false;
   void lower_return();
 
   // Expressions

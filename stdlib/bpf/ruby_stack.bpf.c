@@ -16,6 +16,8 @@
 
 #include <bpf/bpf_helpers.h>
 
+#define RBT_ENOMEM 12
+
 #include "ruby_layouts.h"
 
 // Only what we read of the kernel's task, relocated against the running kernel's BTF (CO-RE).
@@ -59,6 +61,20 @@ struct {
   __type(value, struct rbt_ruby_stack);
 } rbt_ruby_stacks SEC(".maps");
 
+// Where a new stack goes when rbt_ruby_stacks cannot allocate its entry. That map allocates
+// from a per-CPU cache that keeps about one free 16 KiB element (the kernel's watermarks for
+// large elements) and is refilled by irq_work, which cannot run while a perf-event or other
+// irqs-off program runs: the second new stack of one such run (two rstacks of different depths
+// in one probe) failed with ENOMEM and printed as "[unknown Ruby stack]". This map is
+// preallocated, so an insert here cannot fail for memory; user space moves its entries into
+// rbt_ruby_stacks (where a syscall's allocation is refilled at once) on every poll.
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, RBT_RUBY_SPILL_STACKS);
+  __type(key, __u64);
+  __type(value, struct rbt_ruby_stack);
+} rbt_ruby_stacks_spill SEC(".maps");
+
 struct {
   __uint(type, BPF_MAP_TYPE_LRU_HASH);
   __uint(max_entries, 32768);
@@ -76,6 +92,7 @@ struct scratch {
   __u64 cfp, end, hash;
   __u32 max, has_leaf, leaf, counting;
   __u64 rest;  // control frames left when the walk stopped at the depth limit
+  __u64 last_cut;  // rbt_rstack_cut's answer
   __u64 global_symbols;
   __u64 th_head, th_node, th_tp, th_ec;  // the threads list lookup (find_thread)
   __u8 cf[CF_BUF];
@@ -366,10 +383,12 @@ static __always_inline __u64 current_ec(struct scratch *s, const struct rbt_ruby
 }
 
 // Looks the process up and walks the current thread's control frames into s->stack (raw
-// frames and their hash). Null when there is no stack to record.
-static __always_inline struct scratch *walk_current(__u64 max_depth) {
+// frames and their hash). Null when there is no stack to record; *why then says why, as one of
+// the RBT_RUBY_EMPTY_* ids an empty rstack prints with.
+static __always_inline struct scratch *walk_current(__u64 max_depth, __u64 *why) {
   __u64 pid_tgid = bpf_get_current_pid_tgid();
   __u32 tgid = pid_tgid >> 32;
+  *why = RBT_RUBY_EMPTY_NOT_RUBY_THREAD;
   if (tgid == 0)
     return 0;
   struct rbt_ruby_proc *p = bpf_map_lookup_elem(&rbt_ruby_procs, &tgid);
@@ -382,24 +401,29 @@ static __always_inline struct scratch *walk_current(__u64 max_depth) {
   if (!p) {
     __u64 now = bpf_ktime_get_ns();
     bpf_map_update_elem(&rbt_ruby_unknown, &tgid, &now, BPF_NOEXIST);
+    *why = RBT_RUBY_EMPTY_NOT_INSPECTED;
     return 0;
   }
+  *why = RBT_RUBY_EMPTY_NOT_RUBY_PROCESS;
   if (p->layout == RBT_RUBY_NOT_RUBY)
     return 0;
+  *why = RBT_RUBY_EMPTY_UNKNOWN_LAYOUT;
   __u32 zero = 0, layout = p->layout;
   struct scratch *s = bpf_map_lookup_elem(&rbt_ruby_scratch, &zero);
   struct rbt_ruby_layout *l = bpf_map_lookup_elem(&rbt_ruby_layouts, &layout);
   if (!s || !l)
     return 0;
   __builtin_memcpy(&s->l, l, sizeof(*l));
+  if (s->l.ec_cfp != 16 || s->l.ec_vm_stack_size != 8)
+    return 0;  // every known layout agrees; a new one needs this read generalised
+  *why = RBT_RUBY_EMPTY_NOT_RUBY_THREAD;
   __u64 ec = current_ec(s, p);
   if (!ec)
     return 0;
+  *why = RBT_RUBY_EMPTY_NOT_INITIALISED;
   __u64 head[3] = {};  // vm_stack, vm_stack_size, cfp
   if (bpf_probe_read_user(head, sizeof(head), (const void *)(ec + s->l.ec_vm_stack)))
     return 0;
-  if (s->l.ec_cfp != 16 || s->l.ec_vm_stack_size != 8)
-    return 0;  // every known layout agrees; a new one needs this read generalised
   if (!head[0] || !head[2])
     return 0;
   s->cfp = head[2];
@@ -421,6 +445,7 @@ static __always_inline struct scratch *walk_current(__u64 max_depth) {
   // What is left identifies the stack along with its frames (it goes into the id); how many
   // frames that is exactly is counted only for a new stack (count_rest).
   s->rest = s->cfp <= s->end ? (s->end - s->cfp) / s->l.cfp_size + 1 : 0;
+  *why = RBT_RUBY_EMPTY_NO_FRAMES;
   if (s->stack.count == 0 && s->rest == 0)
     return 0;
   s->fkey.tgid = tgid;
@@ -441,12 +466,31 @@ static __always_inline void count_rest(struct scratch *s) {
     s->stack.truncated |= RBT_RUBY_TRUNCATED_AT_LEAST;
 }
 
-// No ctx argument: when a probe takes several rstacks this stays a function of its own, which
-// BTF calls global, and the verifier would not accept a void * ctx parameter of a global one.
-__u64 rbt_rstack(__u64 max_depth) {
-  struct scratch *s = walk_current(max_depth);
+// A stack's id: its kept frames and whether any were cut, not how many. The same top frames
+// over stacks of different depths are one map key (as ustack(n) is in bpftrace); the exact
+// count, which only a walk to the root knows, goes with per-event output (rbt_rstack_cut).
+static __always_inline __u64 stack_id(struct scratch *s) {
+  return (s->hash ^ ((__u64)(s->rest != 0) << 32) ^ s->stack.count) | 1;
+}
+
+static __always_inline int stack_known(__u64 *id) {
+  return bpf_map_lookup_elem(&rbt_ruby_stacks, id) || bpf_map_lookup_elem(&rbt_ruby_stacks_spill, id);
+}
+
+// Records a new stack; when the allocating map is out of free elements for now, in the
+// preallocated spill map (see rbt_ruby_stacks_spill).
+static __always_inline void store_stack(struct scratch *s, __u64 *id) {
+  if (bpf_map_update_elem(&rbt_ruby_stacks, id, &s->stack, BPF_NOEXIST) == -RBT_ENOMEM)
+    bpf_map_update_elem(&rbt_ruby_stacks_spill, id, &s->stack, BPF_NOEXIST);
+}
+
+// The walk and the record of rbt_rstack; with `exact`, the frames cut below the depth limit
+// are counted for this very event (s->last_cut), which per-event output prints.
+static __always_inline __u64 take_stack(__u64 max_depth, int exact) {
+  __u64 why = 0;
+  struct scratch *s = walk_current(max_depth, &why);
   if (!s)
-    return 0;
+    return why;
   struct loop_ctx lc = {s};
   if (s->has_leaf) {
     // The leaf Ruby frame counts by line: resolve it now if this pc is new.
@@ -464,14 +508,40 @@ __u64 rbt_rstack(__u64 max_depth) {
     }
     s->hash = (s->hash ^ line) * 0x100000001b3ULL;
   }
-  __u64 id = (s->hash ^ (s->rest << 32) ^ s->stack.count) | 1;
-  if (bpf_map_lookup_elem(&rbt_ruby_stacks, &id))
+  __u64 id = stack_id(s);
+  if (stack_known(&id)) {
+    if (exact)
+      count_rest(s);
+    s->last_cut = s->stack.truncated | RBT_RUBY_CUT_EXACT;
     return id;
+  }
   // A new stack: name its frames first, so user space never sees a stack without its frames.
   count_rest(s);
+  s->last_cut = s->stack.truncated | RBT_RUBY_CUT_EXACT;
   bpf_loop(s->stack.count, resolve_one, &lc, 0);
-  bpf_map_update_elem(&rbt_ruby_stacks, &id, &s->stack, BPF_NOEXIST);
+  store_stack(s, &id);
   return id;
+}
+
+// No ctx argument: when a probe takes several rstacks this stays a function of its own, which
+// BTF calls global, and the verifier would not accept a void * ctx parameter of a global one.
+__u64 rbt_rstack(__u64 max_depth) { return take_stack(max_depth, 0); }
+
+// rstack for print()/printf(): the same id, and the exact cut count for rbt_rstack_cut.
+__u64 rbt_rstack_exact(__u64 max_depth) {
+  __u32 zero = 0;
+  struct scratch *s = bpf_map_lookup_elem(&rbt_ruby_scratch, &zero);
+  if (s)
+    s->last_cut = 0;
+  return take_stack(max_depth, 1);
+}
+
+// How many frames the last rbt_rstack_exact cut on this CPU, | RBT_RUBY_CUT_EXACT (0: none
+// walked).
+__u64 rbt_rstack_cut(void) {
+  __u32 zero = 0;
+  struct scratch *s = bpf_map_lookup_elem(&rbt_ruby_scratch, &zero);
+  return s ? s->last_cut : 0;
 }
 
 // ---- The bench's reference (bench/rstack_cost.py): rbperf's way, not used by rbt itself. ----
@@ -492,13 +562,14 @@ static long resolve_always(__u64 index, void *ctx) {
 // Same walk, then every frame's strings and line read on every sample. Codegen calls this in
 // place of rbt_rstack only when RBT_RSTACK_REFERENCE=1 (src/codegen/lower_rstack.cpp).
 __u64 rbt_rstack_reference(__u64 max_depth) {
-  struct scratch *s = walk_current(max_depth);
+  __u64 why = 0;
+  struct scratch *s = walk_current(max_depth, &why);
   if (!s)
-    return 0;
+    return why;
   struct loop_ctx lc = {s};
   bpf_loop(s->stack.count, resolve_always, &lc, 0);
-  __u64 id = (s->hash ^ (s->rest << 32) ^ s->stack.count) | 1;
+  __u64 id = stack_id(s);
   count_rest(s);
-  bpf_map_update_elem(&rbt_ruby_stacks, &id, &s->stack, BPF_NOEXIST);
+  store_stack(s, &id);
   return id;
 }

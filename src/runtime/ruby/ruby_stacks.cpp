@@ -35,7 +35,8 @@ std::unique_ptr<RubyStacks> RubyStacks::open(bpf_object *obj, bool verbose) {
 RubyStacks::RubyStacks(bpf_object *obj, bool verbose)
     : verbose_(verbose), layouts_fd_(map_fd(obj, "rbt_ruby_layouts")),
       procs_fd_(map_fd(obj, "rbt_ruby_procs")), unknown_fd_(map_fd(obj, "rbt_ruby_unknown")),
-      stacks_fd_(map_fd(obj, "rbt_ruby_stacks")), frames_fd_(map_fd(obj, "rbt_ruby_frames")) {}
+      stacks_fd_(map_fd(obj, "rbt_ruby_stacks")), spill_fd_(map_fd(obj, "rbt_ruby_stacks_spill")),
+      frames_fd_(map_fd(obj, "rbt_ruby_frames")) {}
 
 Status RubyStacks::fill_layouts() {
   for (uint32_t i = 0; i < RBT_RUBY_LAYOUT_COUNT; i++)
@@ -75,7 +76,7 @@ void RubyStacks::record(pid_t pid, const Inspection &in) {
               in.error.hint.empty() ? "" : "\n");
     // Remember the answer in BPF so the probes stop asking.
     rbt_ruby_proc none{};
-    none.layout = RBT_RUBY_NOT_RUBY;
+    none.layout = in.layout_mismatch || in.no_layout ? RBT_RUBY_BAD_LAYOUT : RBT_RUBY_NOT_RUBY;
     none.start = process_start_ticks(pid);
     bpf_map_update_elem(procs_fd_, &key, &none, BPF_ANY);
     if (verbose_)
@@ -124,8 +125,30 @@ void RubyStacks::find_symbols() {
   }
 }
 
+// Stacks the probes recorded in the preallocated spill map (rbt_ruby_stacks_spill) move to the
+// main map, so that the spill has room for the next ones. Inserted before deleted: a probe
+// looking one up always finds it in one of the two.
+void RubyStacks::drain_spill() {
+  uint64_t key, next;
+  std::vector<uint64_t> ids;
+  void *prev = nullptr;
+  while (bpf_map_get_next_key(spill_fd_, prev, &next) == 0) {
+    ids.push_back(next);
+    key = next;
+    prev = &key;
+  }
+  auto stack = std::make_unique<rbt_ruby_stack>();
+  for (uint64_t id : ids) {
+    if (bpf_map_lookup_elem(spill_fd_, &id, stack.get()) != 0)
+      continue;
+    if (bpf_map_update_elem(stacks_fd_, &id, stack.get(), BPF_NOEXIST) == 0 || errno == EEXIST)
+      bpf_map_delete_elem(spill_fd_, &id);
+  }
+}
+
 void RubyStacks::poll() {
   find_symbols();
+  drain_spill();
   for (auto it = watched_.begin(); it != watched_.end();) {
     Inspection in = inspect_process(it->first);
     if (in.outcome == InspectOutcome::Ruby || --it->second <= 0) {
@@ -166,12 +189,50 @@ std::string RubyStacks::cfunc_name(uint64_t key, uint64_t addr) {
   return sym->substr(0, sym->find('+'));
 }
 
-std::vector<std::string> RubyStacks::frames(uint64_t stack_id) {
+static std::string empty_stack_line(uint64_t why) {
+  const char *reason = nullptr;
+  switch (why) {
+  case RBT_RUBY_EMPTY_NOT_INSPECTED:
+    reason = "process not inspected yet";
+    break;
+  case RBT_RUBY_EMPTY_NOT_RUBY_PROCESS:
+    reason = "not a Ruby process";
+    break;
+  case RBT_RUBY_EMPTY_UNKNOWN_LAYOUT:
+    reason = "unknown Ruby layout";
+    break;
+  case RBT_RUBY_EMPTY_NOT_RUBY_THREAD:
+    reason = "not a Ruby thread";
+    break;
+  case RBT_RUBY_EMPTY_NOT_INITIALISED:
+    reason = "Ruby VM not yet initialised";
+    break;
+  case RBT_RUBY_EMPTY_NO_FRAMES:
+    reason = "no method or block frame on the VM stack";
+    break;
+  }
+  return reason ? std::string("[no Ruby frames: ") + reason + "]" : "[no Ruby frames]";
+}
+
+static std::string cut_line(uint32_t truncated, bool exact) {
+  uint32_t cut = truncated & ~(RBT_RUBY_TRUNCATED_AT_LEAST | RBT_RUBY_CUT_EXACT);
+  if (!exact)
+    return "[... more frames]";
+  std::string frames = cut == 1 ? " more frame]" : " more frames]";
+  if (truncated & RBT_RUBY_TRUNCATED_AT_LEAST)
+    return cut ? "[... at least " + std::to_string(cut) + frames : "[... more frames not read]";
+  return "[... " + std::to_string(cut) + frames;
+}
+
+std::vector<std::string> RubyStacks::frames(uint64_t stack_id, uint32_t cut) {
   std::vector<std::string> out;
-  if (stack_id == 0)
+  if (!(stack_id & 1)) {
+    out.push_back(empty_stack_line(stack_id));
     return out;
+  }
   auto stack = std::make_unique<rbt_ruby_stack>();
-  if (bpf_map_lookup_elem(stacks_fd_, &stack_id, stack.get()) != 0) {
+  if (bpf_map_lookup_elem(stacks_fd_, &stack_id, stack.get()) != 0 &&
+      bpf_map_lookup_elem(spill_fd_, &stack_id, stack.get()) != 0) {
     out.push_back("[unknown Ruby stack]");
     return out;
   }
@@ -198,12 +259,14 @@ std::vector<std::string> RubyStacks::frames(uint64_t stack_id) {
                     std::to_string(f.line) + ")");
     }
   }
-  uint32_t cut = stack->truncated & ~RBT_RUBY_TRUNCATED_AT_LEAST;
-  if (stack->truncated & RBT_RUBY_TRUNCATED_AT_LEAST)
-    out.push_back(cut ? "[... at least " + std::to_string(cut) + " more frames]"
-                      : "[... more frames not read]");
-  else if (cut)
-    out.push_back("[... " + std::to_string(cut) + " more frames]");
+  // A map key stands for stacks cut by different numbers of frames: it says only that some
+  // were; a printed event knows its own count.
+  if (cut & RBT_RUBY_CUT_EXACT) {
+    if (cut & ~RBT_RUBY_CUT_EXACT)
+      out.push_back(cut_line(cut, true));
+  } else if (stack->truncated) {
+    out.push_back(cut_line(stack->truncated, false));
+  }
   return out;
 }
 
