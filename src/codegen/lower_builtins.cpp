@@ -308,6 +308,8 @@ llvm::Value *Lowering::lower_strncmp(const Call &call) {
 }
 
 llvm::Value *Lowering::lower_strcontains(const Call &call) {
+  if (const Type &t = type_of(call.args[0]); t.is_stack() && t.stack_kind == StackKind::Ruby)
+    return lower_rstack_contains(call);
   llvm::Value *h = lower_expr(*call.args[0]), *n = lower_expr(*call.args[1]);
   return call_stdlib("strings", "rbt_strcontains",
                      {h, b_.getInt64(type_of(call.args[0]).size), n,

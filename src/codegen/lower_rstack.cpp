@@ -10,6 +10,8 @@
 
 #include "lowering.h"
 
+#include "../../stdlib/bpf/ruby_layouts.h"  // frame string sizes and depth limits
+
 namespace rbt::codegen {
 
 namespace {
@@ -46,6 +48,64 @@ llvm::Value *Lowering::lower_rstack(const ast::Builtin &node) {
 llvm::Value *Lowering::lower_rstack_n(const ast::Call &call) {
   libraries_.insert("ruby_stack");
   return ruby_stack(b_, module_, type_of(&call).stack_depth, in_event_);
+}
+
+}  // namespace rbt::codegen
+
+namespace rbt::codegen {
+
+int64_t Lowering::rframe_index(const ast::Call &call) const {
+  const ast::Expr *e = call.args.back();
+  bool negative = false;
+  if (auto *u = dyn_cast<ast::Unary>(e); u && u->op == ast::UnaryOp::Neg) {
+    negative = true;
+    e = u->operand;
+  }
+  auto v = static_cast<int64_t>(static_cast<const ast::IntLit *>(e)->value);
+  return negative ? -v : v;
+}
+
+// With a stack argument, its id; without, a walk of the current thread deep enough for the
+// index: rstack's default depth when that reaches it (the same stack record as a plain rstack
+// in the probe), all of it (1024) for a root-relative index.
+llvm::Value *Lowering::rframe_stack_id(const ast::Call &call) {
+  libraries_.insert("ruby_stack");
+  if (call.args.size() == 2)
+    return b_.CreateLoad(b_.getInt64Ty(), lower_expr(*call.args[0]));
+  int64_t index = rframe_index(call);
+  uint64_t depth = index < 0                        ? RBT_RUBY_MAX_DEPTH
+                   : index < RBT_RUBY_DEFAULT_DEPTH ? RBT_RUBY_DEFAULT_DEPTH
+                                                    : static_cast<uint64_t>(index) + 1;
+  llvm::FunctionCallee walk =
+      module_.getOrInsertFunction("rbt_rstack", b_.getInt64Ty(), b_.getInt64Ty());
+  return b_.CreateCall(walk, {b_.getInt64(depth)});
+}
+
+llvm::Value *Lowering::lower_rlabel(const ast::Call &call) {
+  llvm::Value *id = rframe_stack_id(call);
+  llvm::Value *slot = value_slot(RBT_RUBY_LABEL_LEN, "rlabel");
+  call_stdlib("ruby_stack", "rbt_rlabel", {id, b_.getInt64(rframe_index(call)), slot});
+  return slot;
+}
+
+llvm::Value *Lowering::lower_rpath(const ast::Call &call) {
+  llvm::Value *id = rframe_stack_id(call);
+  llvm::Value *slot = value_slot(RBT_RUBY_PATH_LEN, "rpath");
+  call_stdlib("ruby_stack", "rbt_rpath", {id, b_.getInt64(rframe_index(call)), slot});
+  return slot;
+}
+
+llvm::Value *Lowering::lower_rline(const ast::Call &call) {
+  llvm::Value *id = rframe_stack_id(call);
+  return call_stdlib("ruby_stack", "rbt_rline", {id, b_.getInt64(rframe_index(call))});
+}
+
+// strcontains(rstack, "text") (lower_builtins.cpp sends it here).
+llvm::Value *Lowering::lower_rstack_contains(const ast::Call &call) {
+  llvm::Value *id = b_.CreateLoad(b_.getInt64Ty(), lower_expr(*call.args[0]));
+  llvm::Value *needle = lower_expr(*call.args[1]);
+  return call_stdlib("ruby_stack", "rbt_rstack_contains",
+                     {id, needle, b_.getInt64(type_of(call.args[1]).size)});
 }
 
 }  // namespace rbt::codegen

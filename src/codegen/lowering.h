@@ -56,6 +56,11 @@ private:
   // Lowering the values of an event (printf, print): an rstack there carries its own count of
   // frames cut below its depth (lower_rstack.cpp).
   bool in_event_ = false;
+  // The id of the Ruby stack rlabel/rpath/rline read: their stack argument's, or a walk made
+  // for them (lower_rstack.cpp).
+  llvm::Value *rframe_stack_id(const ast::Call &call);
+  int64_t rframe_index(const ast::Call &call) const;
+  llvm::Value *lower_rstack_contains(const ast::Call &call);
   void lower_return();
 
   // Expressions

@@ -544,6 +544,120 @@ __u64 rbt_rstack_cut(void) {
   return s ? s->last_cut : 0;
 }
 
+// ---- Ruby frames as values: rlabel, rpath, rline and strcontains(rstack, ...) ----
+//
+// They read a stack already recorded under its id (the value rstack returned in this probe, or
+// a walk just made for them), so a probe that keys on rstack and filters on one of its frames
+// walks once. The frames' strings were read when the stack was new: these cost map lookups.
+
+// The frame at `index` of stack `id` (0: the leaf; -1: the root, -2: the frame the root
+// called...); null for an empty stack, an index past either end, a root-relative index on a
+// stack cut at its depth limit (its root is unknown), or a frame the LRU evicted.
+static __always_inline struct rbt_ruby_frame *frame_at(__u64 id, __s64 index) {
+  if (!(id & 1))
+    return 0;
+  struct rbt_ruby_stack *st = bpf_map_lookup_elem(&rbt_ruby_stacks, &id);
+  if (!st)
+    st = bpf_map_lookup_elem(&rbt_ruby_stacks_spill, &id);
+  if (!st)
+    return 0;
+  __s64 count = st->count, i = index;
+  if (index < 0) {
+    if (st->truncated)
+      return 0;
+    i = count + index;
+  }
+  if (i < 0 || i >= count || i >= RBT_RUBY_MAX_DEPTH)
+    return 0;
+  __u32 k = (__u32)i & (RBT_RUBY_MAX_DEPTH - 1);
+  struct rbt_ruby_frame_key key = {st->frames[k].addr, st->frames[k].pc, st->tgid, st->start};
+  return bpf_map_lookup_elem(&rbt_ruby_frames, &key);
+}
+
+// rlabel: the frame's label (`index`, `block in index`, a C method's name) into out, NUL-padded
+// so that equal labels are equal map keys; "" when there is no such frame.
+__u64 rbt_rlabel(__u64 id, __s64 index, char *out) {
+  __builtin_memset(out, 0, RBT_RUBY_LABEL_LEN);
+  struct rbt_ruby_frame *f = frame_at(id, index);
+  if (f)
+    bpf_probe_read_kernel_str(out, RBT_RUBY_LABEL_LEN, f->label);
+  return 0;
+}
+
+// rpath: the frame's path ("" for a C method, whose path Ruby takes from its caller).
+__u64 rbt_rpath(__u64 id, __s64 index, char *out) {
+  __builtin_memset(out, 0, RBT_RUBY_PATH_LEN);
+  struct rbt_ruby_frame *f = frame_at(id, index);
+  if (f)
+    bpf_probe_read_kernel_str(out, RBT_RUBY_PATH_LEN, f->path);
+  return 0;
+}
+
+// rline: the frame's line (0 for a C method or no such frame).
+__u64 rbt_rline(__u64 id, __s64 index) {
+  struct rbt_ruby_frame *f = frame_at(id, index);
+  return f ? f->line : 0;
+}
+
+struct label_scan {
+  struct rbt_ruby_stack *st;
+  struct rbt_ruby_frame *f;
+  const char *needle;
+  __u64 n_size;
+  __u64 found;
+};
+
+// One start position of the needle in the frame's label (bpf_loop: the label's length is
+// unknown to the verifier).
+static long label_at(__u64 start, void *ctx) {
+  struct label_scan *c = ctx;
+  if (start >= RBT_RUBY_LABEL_LEN)
+    return 1;
+  const char *label = c->f->label;
+  __u64 i = 0;
+  for (; i < c->n_size && i < RBT_RUBY_LABEL_LEN; i++) {
+    if (!c->needle[i]) {
+      c->found = 1;
+      return 1;
+    }
+    __u64 at = start + i;
+    if (at >= RBT_RUBY_LABEL_LEN || label[at & (RBT_RUBY_LABEL_LEN - 1)] != c->needle[i])
+      break;
+  }
+  if (i == c->n_size) {
+    c->found = 1;
+    return 1;
+  }
+  return !label[start & (RBT_RUBY_LABEL_LEN - 1)];
+}
+
+static long frame_matches(__u64 index, void *ctx) {
+  struct label_scan *c = ctx;
+  struct rbt_ruby_stack *st = c->st;
+  if (index >= st->count || index >= RBT_RUBY_MAX_DEPTH)
+    return 1;
+  __u32 k = index & (RBT_RUBY_MAX_DEPTH - 1);
+  struct rbt_ruby_frame_key key = {st->frames[k].addr, st->frames[k].pc, st->tgid, st->start};
+  c->f = bpf_map_lookup_elem(&rbt_ruby_frames, &key);
+  if (c->f)
+    bpf_loop(RBT_RUBY_LABEL_LEN, label_at, c, 0);
+  return c->found;
+}
+
+// strcontains(rstack, "text"): 1 when some frame's label contains text.
+__u64 rbt_rstack_contains(__u64 id, const char *needle, __u64 n_size) {
+  if (!(id & 1))
+    return 0;
+  struct label_scan c = {.needle = needle, .n_size = n_size};
+  c.st = bpf_map_lookup_elem(&rbt_ruby_stacks, &id);
+  if (!c.st)
+    c.st = bpf_map_lookup_elem(&rbt_ruby_stacks_spill, &id);
+  if (!c.st)
+    return 0;
+  bpf_loop(c.st->count, frame_matches, &c, 0);
+  return c.found;
+}
+
 // ---- The bench's reference (bench/rstack_cost.py): rbperf's way, not used by rbt itself. ----
 
 // Resolves a frame whether or not it is known, as a walker that reads label and path strings on
