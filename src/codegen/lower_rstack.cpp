@@ -78,7 +78,23 @@ llvm::Value *Lowering::rframe_stack_id(const ast::Call &call) {
                                                     : static_cast<uint64_t>(index) + 1;
   llvm::FunctionCallee walk =
       module_.getOrInsertFunction("rbt_rstack", b_.getInt64Ty(), b_.getInt64Ty());
-  return b_.CreateCall(walk, {b_.getInt64(depth)});
+  // One walk per run of the function for each depth: the slot is cleared in its entry block
+  // (which every run goes through first) and filled by the first call that needs it.
+  llvm::AllocaInst *&slot = rframe_walks_[{fn_, depth}];
+  if (!slot) {
+    slot = b_.stack_slot(8, "rframe_walk", false);
+    llvm::IRBuilder<> entry(fn_->getEntryBlock().getTerminator());
+    entry.CreateStore(entry.getInt64(0), slot);
+  }
+  auto *walk_now = new_block("rframe_walk");
+  auto *walked = new_block("rframe_walked");
+  b_.CreateCondBr(b_.CreateICmpEQ(b_.CreateLoad(b_.getInt64Ty(), slot), b_.getInt64(0)),
+                  walk_now, walked);
+  b_.SetInsertPoint(walk_now);
+  b_.CreateStore(b_.CreateCall(walk, {b_.getInt64(depth)}), slot);
+  b_.CreateBr(walked);
+  b_.SetInsertPoint(walked);
+  return b_.CreateLoad(b_.getInt64Ty(), slot);
 }
 
 llvm::Value *Lowering::lower_rlabel(const ast::Call &call) {

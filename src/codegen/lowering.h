@@ -8,6 +8,7 @@
 
 #include <llvm/IR/Module.h>
 
+#include <map>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -61,6 +62,9 @@ private:
   llvm::Value *rframe_stack_id(const ast::Call &call);
   int64_t rframe_index(const ast::Call &call) const;
   llvm::Value *lower_rstack_contains(const ast::Call &call);
+  // The walks rlabel/rpath/rline without a stack made, per function and depth: a slot holding
+  // the id, 0 until the first of them walks, so `@[rlabel(-9), rpath(-9)]` walks once.
+  std::map<std::pair<llvm::Function *, uint64_t>, llvm::AllocaInst *> rframe_walks_;
   void lower_return();
 
   // Expressions
