@@ -1,8 +1,9 @@
 // rstack: the Ruby stack of the thread a probe fired on, walked inside BPF.
 //
-// Codegen calls `rbt_rstack(max_depth)`; it returns a stack id (0: no Ruby on this thread,
-// or a process user space has not inspected yet) whose frames are in rbt_ruby_stacks, and whose
-// names and lines are in rbt_ruby_frames. Per sample we only walk and hash raw (iseq, pc) pairs;
+// Codegen calls `rbt_rstack(max_depth)`; it returns a stack id (odd) whose frames are in
+// rbt_ruby_stacks (or, for a moment, rbt_ruby_stacks_spill), and whose names and lines are in
+// rbt_ruby_frames; or an even id saying why there is no stack (RBT_RUBY_EMPTY_*: not a Ruby
+// thread, a process user space has not inspected yet...). docs/rstack-values.md has the rest. Per sample we only walk and hash raw (iseq, pc) pairs;
 // strings and lines are read once, when a stack is new (design: ruby-stack.md §5).
 //
 // The thread's execution context comes from the TLS variable ruby_current_ec, reached from the
