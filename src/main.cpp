@@ -59,6 +59,10 @@ examples:
   rbt -e 'profile:hz:99 { @[cpu] = count(); } interval:s:1 { exit(); }'
   rbt -c 'ruby app.rb' -e 'profile:hz:99 /pid == cpid/ { @[rstack] = count(); }'
   rbt -c 'ruby app.rb' -e 'profile:hz:99 /pid == cpid/ { @[rstack] = count(); }' -o app.svg
+  rbt -c 'ruby app.rb' -e 'profile:hz:99 /strcontains(rstack, "index")/ { @[rlabel(-3)] = count(); }'
+
+Ruby frames: rlabel([stack, ]i), rpath([stack, ]i), rline([stack, ]i): the frame i from the
+leaf (0, 1, ...) or the root (-1, -2, ...); strcontains(rstack, "text"): a frame's label has it.
 
 Options come before a script file; the words after it are its $1..$N.
 )";

@@ -124,8 +124,15 @@ llvm::Value *Lowering::lower_arg(const Builtin &node) {
 void Lowering::emit_event(uint64_t id, const std::vector<const Expr *> &args, const Type &layout) {
   llvm::Value *event = value_slot(8 + layout.size, "event");
   b_.CreateStore(b_.getInt64(id), event);
-  for (size_t i = 0; i < args.size(); i++)
+  for (size_t i = 0; i < args.size(); i++) {
+    // Only an rstack that is the value itself: one in a map key inside it (print(@m[rstack]))
+    // must stay a key without a count.
+    auto it = sema_.builtins.find(args[i]);
+    in_event_ = it != sema_.builtins.end() && (it->second == sema::BuiltinId::rstack ||
+                                               it->second == sema::BuiltinId::rstack_n);
     store_value(b_.byte_ptr(event, 8 + layout.offsets[i]), layout.elems[i], *args[i]);
+    in_event_ = false;
+  }
   send_event(event, 8 + layout.size);
 }
 
@@ -306,6 +313,8 @@ llvm::Value *Lowering::lower_strncmp(const Call &call) {
 }
 
 llvm::Value *Lowering::lower_strcontains(const Call &call) {
+  if (const Type &t = type_of(call.args[0]); t.is_stack() && t.stack_kind == StackKind::Ruby)
+    return lower_rstack_contains(call);
   llvm::Value *h = lower_expr(*call.args[0]), *n = lower_expr(*call.args[1]);
   return call_stdlib("strings", "rbt_strcontains",
                      {h, b_.getInt64(type_of(call.args[0]).size), n,

@@ -8,6 +8,7 @@
 
 #include <llvm/IR/Module.h>
 
+#include <map>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -55,6 +56,17 @@ private:
   void lower_loop_callback(const ast::For &stmt, bool is_range);
   bool in_callback_ = false;  // lowering a loop body: `exit()`/`return` end the iteration
   llvm::Type *callback_ret_ = nullptr;  // i32 (for_each_map_elem) or i64 (bpf_loop)
+  // Lowering the values of an event (printf, print): an rstack there carries its own count of
+  // frames cut below its depth (lower_rstack.cpp).
+  bool in_event_ = false;
+  // The id of the Ruby stack rlabel/rpath/rline read: their stack argument's, or a walk made
+  // for them (lower_rstack.cpp).
+  llvm::Value *rframe_stack_id(const ast::Call &call);
+  int64_t rframe_index(const ast::Call &call) const;
+  llvm::Value *lower_rstack_contains(const ast::Call &call);
+  // The walks rlabel/rpath/rline without a stack made, per function and depth: a slot holding
+  // the id, 0 until the first of them walks, so `@[rlabel(-9), rpath(-9)]` walks once.
+  std::map<std::pair<llvm::Function *, uint64_t>, llvm::AllocaInst *> rframe_walks_;
   void lower_return();
 
   // Expressions

@@ -182,8 +182,10 @@ Status Session::load(const std::vector<char> &elf) {
   output::set_stack_frames([this](const Type &t, const uint8_t *v) {
     if (t.stack_kind == StackKind::Ruby) {
       uint64_t id;
+      uint32_t cut;  // {u64 id; u32 pid; u32 cut}: ruby_layouts.h
       memcpy(&id, v, 8);
-      return ruby_ ? ruby_->frames(id) : std::vector<std::string>{};
+      memcpy(&cut, v + 12, 4);
+      return ruby_ ? ruby_->frames(id, cut) : std::vector<std::string>{};
     }
     return stacks_->frames(t, v);
   });

@@ -127,6 +127,24 @@ struct rbt_ruby_stack {
   struct rbt_ruby_raw_frame frames[RBT_RUBY_MAX_DEPTH];
 };
 
+/* Stacks recorded while rbt_ruby_stacks could not allocate (ruby_stack.bpf.c explains). */
+#define RBT_RUBY_SPILL_STACKS 64
+
+/* An rstack value is {u64 id; u32 pid; u32 cut}. A stack's id is odd; an empty stack's id is
+ * one of these even numbers, saying why it is empty (0: no reason known). */
+#define RBT_RUBY_EMPTY_NOT_INSPECTED 2    /* rbt has not inspected this process yet */
+#define RBT_RUBY_EMPTY_NOT_RUBY_PROCESS 4 /* no Ruby interpreter in the process */
+#define RBT_RUBY_EMPTY_UNKNOWN_LAYOUT 6   /* a Ruby rstack has no (or a failing) layout for */
+#define RBT_RUBY_EMPTY_NOT_RUBY_THREAD 8  /* the thread has no Ruby execution context */
+#define RBT_RUBY_EMPTY_NOT_INITIALISED 10 /* the thread's VM stack is not set up yet */
+#define RBT_RUBY_EMPTY_NO_FRAMES 12       /* a VM stack without method or block frames */
+/* `cut` of a per-event value (print, printf): frames cut below the depth limit for this very
+ * event (rbt_ruby_stack.truncated's encoding) | RBT_RUBY_CUT_EXACT. 0 in map keys, so that one
+ * key holds every stack with the same kept frames. */
+#define RBT_RUBY_CUT_EXACT (1u << 30)
+/* rbt_ruby_proc.layout of a Ruby whose layout failed its attach-time check. */
+#define RBT_RUBY_BAD_LAYOUT 0xfffffffeu
+
 /* Frames resolved once (rbt_ruby_frames, LRU, keyed by rbt_ruby_frame_key). */
 struct rbt_ruby_frame_key {
   __u64 addr;

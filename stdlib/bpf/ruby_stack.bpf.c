@@ -1,8 +1,9 @@
 // rstack: the Ruby stack of the thread a probe fired on, walked inside BPF.
 //
-// Codegen calls `rbt_rstack(max_depth)`; it returns a stack id (0: no Ruby on this thread,
-// or a process user space has not inspected yet) whose frames are in rbt_ruby_stacks, and whose
-// names and lines are in rbt_ruby_frames. Per sample we only walk and hash raw (iseq, pc) pairs;
+// Codegen calls `rbt_rstack(max_depth)`; it returns a stack id (odd) whose frames are in
+// rbt_ruby_stacks (or, for a moment, rbt_ruby_stacks_spill), and whose names and lines are in
+// rbt_ruby_frames; or an even id saying why there is no stack (RBT_RUBY_EMPTY_*: not a Ruby
+// thread, a process user space has not inspected yet...). docs/rstack-values.md has the rest. Per sample we only walk and hash raw (iseq, pc) pairs;
 // strings and lines are read once, when a stack is new (design: ruby-stack.md §5).
 //
 // The thread's execution context comes from the TLS variable ruby_current_ec, reached from the
@@ -15,6 +16,8 @@
 #include <linux/types.h>
 
 #include <bpf/bpf_helpers.h>
+
+#define RBT_ENOMEM 12
 
 #include "ruby_layouts.h"
 
@@ -59,6 +62,20 @@ struct {
   __type(value, struct rbt_ruby_stack);
 } rbt_ruby_stacks SEC(".maps");
 
+// Where a new stack goes when rbt_ruby_stacks cannot allocate its entry. That map allocates
+// from a per-CPU cache that keeps about one free 16 KiB element (the kernel's watermarks for
+// large elements) and is refilled by irq_work, which cannot run while a perf-event or other
+// irqs-off program runs: the second new stack of one such run (two rstacks of different depths
+// in one probe) failed with ENOMEM and printed as "[unknown Ruby stack]". This map is
+// preallocated, so an insert here cannot fail for memory; user space moves its entries into
+// rbt_ruby_stacks (where a syscall's allocation is refilled at once) on every poll.
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, RBT_RUBY_SPILL_STACKS);
+  __type(key, __u64);
+  __type(value, struct rbt_ruby_stack);
+} rbt_ruby_stacks_spill SEC(".maps");
+
 struct {
   __uint(type, BPF_MAP_TYPE_LRU_HASH);
   __uint(max_entries, 32768);
@@ -76,6 +93,7 @@ struct scratch {
   __u64 cfp, end, hash;
   __u32 max, has_leaf, leaf, counting;
   __u64 rest;  // control frames left when the walk stopped at the depth limit
+  __u64 last_cut;  // rbt_rstack_cut's answer
   __u64 global_symbols;
   __u64 th_head, th_node, th_tp, th_ec;  // the threads list lookup (find_thread)
   __u8 cf[CF_BUF];
@@ -366,10 +384,12 @@ static __always_inline __u64 current_ec(struct scratch *s, const struct rbt_ruby
 }
 
 // Looks the process up and walks the current thread's control frames into s->stack (raw
-// frames and their hash). Null when there is no stack to record.
-static __always_inline struct scratch *walk_current(__u64 max_depth) {
+// frames and their hash). Null when there is no stack to record; *why then says why, as one of
+// the RBT_RUBY_EMPTY_* ids an empty rstack prints with.
+static __always_inline struct scratch *walk_current(__u64 max_depth, __u64 *why) {
   __u64 pid_tgid = bpf_get_current_pid_tgid();
   __u32 tgid = pid_tgid >> 32;
+  *why = RBT_RUBY_EMPTY_NOT_RUBY_THREAD;
   if (tgid == 0)
     return 0;
   struct rbt_ruby_proc *p = bpf_map_lookup_elem(&rbt_ruby_procs, &tgid);
@@ -382,24 +402,29 @@ static __always_inline struct scratch *walk_current(__u64 max_depth) {
   if (!p) {
     __u64 now = bpf_ktime_get_ns();
     bpf_map_update_elem(&rbt_ruby_unknown, &tgid, &now, BPF_NOEXIST);
+    *why = RBT_RUBY_EMPTY_NOT_INSPECTED;
     return 0;
   }
+  *why = RBT_RUBY_EMPTY_NOT_RUBY_PROCESS;
   if (p->layout == RBT_RUBY_NOT_RUBY)
     return 0;
+  *why = RBT_RUBY_EMPTY_UNKNOWN_LAYOUT;
   __u32 zero = 0, layout = p->layout;
   struct scratch *s = bpf_map_lookup_elem(&rbt_ruby_scratch, &zero);
   struct rbt_ruby_layout *l = bpf_map_lookup_elem(&rbt_ruby_layouts, &layout);
   if (!s || !l)
     return 0;
   __builtin_memcpy(&s->l, l, sizeof(*l));
+  if (s->l.ec_cfp != 16 || s->l.ec_vm_stack_size != 8)
+    return 0;  // every known layout agrees; a new one needs this read generalised
+  *why = RBT_RUBY_EMPTY_NOT_RUBY_THREAD;
   __u64 ec = current_ec(s, p);
   if (!ec)
     return 0;
+  *why = RBT_RUBY_EMPTY_NOT_INITIALISED;
   __u64 head[3] = {};  // vm_stack, vm_stack_size, cfp
   if (bpf_probe_read_user(head, sizeof(head), (const void *)(ec + s->l.ec_vm_stack)))
     return 0;
-  if (s->l.ec_cfp != 16 || s->l.ec_vm_stack_size != 8)
-    return 0;  // every known layout agrees; a new one needs this read generalised
   if (!head[0] || !head[2])
     return 0;
   s->cfp = head[2];
@@ -421,6 +446,7 @@ static __always_inline struct scratch *walk_current(__u64 max_depth) {
   // What is left identifies the stack along with its frames (it goes into the id); how many
   // frames that is exactly is counted only for a new stack (count_rest).
   s->rest = s->cfp <= s->end ? (s->end - s->cfp) / s->l.cfp_size + 1 : 0;
+  *why = RBT_RUBY_EMPTY_NO_FRAMES;
   if (s->stack.count == 0 && s->rest == 0)
     return 0;
   s->fkey.tgid = tgid;
@@ -441,12 +467,31 @@ static __always_inline void count_rest(struct scratch *s) {
     s->stack.truncated |= RBT_RUBY_TRUNCATED_AT_LEAST;
 }
 
-// No ctx argument: when a probe takes several rstacks this stays a function of its own, which
-// BTF calls global, and the verifier would not accept a void * ctx parameter of a global one.
-__u64 rbt_rstack(__u64 max_depth) {
-  struct scratch *s = walk_current(max_depth);
+// A stack's id: its kept frames and whether any were cut, not how many. The same top frames
+// over stacks of different depths are one map key (as ustack(n) is in bpftrace); the exact
+// count, which only a walk to the root knows, goes with per-event output (rbt_rstack_cut).
+static __always_inline __u64 stack_id(struct scratch *s) {
+  return (s->hash ^ ((__u64)(s->rest != 0) << 32) ^ s->stack.count) | 1;
+}
+
+static __always_inline int stack_known(__u64 *id) {
+  return bpf_map_lookup_elem(&rbt_ruby_stacks, id) || bpf_map_lookup_elem(&rbt_ruby_stacks_spill, id);
+}
+
+// Records a new stack; when the allocating map is out of free elements for now, in the
+// preallocated spill map (see rbt_ruby_stacks_spill).
+static __always_inline void store_stack(struct scratch *s, __u64 *id) {
+  if (bpf_map_update_elem(&rbt_ruby_stacks, id, &s->stack, BPF_NOEXIST) == -RBT_ENOMEM)
+    bpf_map_update_elem(&rbt_ruby_stacks_spill, id, &s->stack, BPF_NOEXIST);
+}
+
+// The walk and the record of rbt_rstack; with `exact`, the frames cut below the depth limit
+// are counted for this very event (s->last_cut), which per-event output prints.
+static __always_inline __u64 take_stack(__u64 max_depth, int exact) {
+  __u64 why = 0;
+  struct scratch *s = walk_current(max_depth, &why);
   if (!s)
-    return 0;
+    return why;
   struct loop_ctx lc = {s};
   if (s->has_leaf) {
     // The leaf Ruby frame counts by line: resolve it now if this pc is new.
@@ -464,14 +509,154 @@ __u64 rbt_rstack(__u64 max_depth) {
     }
     s->hash = (s->hash ^ line) * 0x100000001b3ULL;
   }
-  __u64 id = (s->hash ^ (s->rest << 32) ^ s->stack.count) | 1;
-  if (bpf_map_lookup_elem(&rbt_ruby_stacks, &id))
+  __u64 id = stack_id(s);
+  if (stack_known(&id)) {
+    if (exact)
+      count_rest(s);
+    s->last_cut = s->stack.truncated | RBT_RUBY_CUT_EXACT;
     return id;
+  }
   // A new stack: name its frames first, so user space never sees a stack without its frames.
   count_rest(s);
+  s->last_cut = s->stack.truncated | RBT_RUBY_CUT_EXACT;
   bpf_loop(s->stack.count, resolve_one, &lc, 0);
-  bpf_map_update_elem(&rbt_ruby_stacks, &id, &s->stack, BPF_NOEXIST);
+  store_stack(s, &id);
   return id;
+}
+
+// No ctx argument: when a probe takes several rstacks this stays a function of its own, which
+// BTF calls global, and the verifier would not accept a void * ctx parameter of a global one.
+__u64 rbt_rstack(__u64 max_depth) { return take_stack(max_depth, 0); }
+
+// rstack for print()/printf(): the same id, and the exact cut count for rbt_rstack_cut.
+__u64 rbt_rstack_exact(__u64 max_depth) {
+  __u32 zero = 0;
+  struct scratch *s = bpf_map_lookup_elem(&rbt_ruby_scratch, &zero);
+  if (s)
+    s->last_cut = 0;
+  return take_stack(max_depth, 1);
+}
+
+// How many frames the last rbt_rstack_exact cut on this CPU, | RBT_RUBY_CUT_EXACT (0: none
+// walked).
+__u64 rbt_rstack_cut(void) {
+  __u32 zero = 0;
+  struct scratch *s = bpf_map_lookup_elem(&rbt_ruby_scratch, &zero);
+  return s ? s->last_cut : 0;
+}
+
+// ---- Ruby frames as values: rlabel, rpath, rline and strcontains(rstack, ...) ----
+//
+// They read a stack already recorded under its id (the value rstack returned in this probe, or
+// a walk just made for them), so a probe that keys on rstack and filters on one of its frames
+// walks once. The frames' strings were read when the stack was new: these cost map lookups.
+
+// The frame at `index` of stack `id` (0: the leaf; -1: the root, -2: the frame the root
+// called...); null for an empty stack, an index past either end, a root-relative index on a
+// stack cut at its depth limit (its root is unknown), or a frame the LRU evicted.
+static __always_inline struct rbt_ruby_frame *frame_at(__u64 id, __s64 index) {
+  if (!(id & 1))
+    return 0;
+  struct rbt_ruby_stack *st = bpf_map_lookup_elem(&rbt_ruby_stacks, &id);
+  if (!st)
+    st = bpf_map_lookup_elem(&rbt_ruby_stacks_spill, &id);
+  if (!st)
+    return 0;
+  __s64 count = st->count, i = index;
+  if (index < 0) {
+    if (st->truncated)
+      return 0;
+    i = count + index;
+  }
+  if (i < 0 || i >= count || i >= RBT_RUBY_MAX_DEPTH)
+    return 0;
+  __u32 k = (__u32)i & (RBT_RUBY_MAX_DEPTH - 1);
+  struct rbt_ruby_frame_key key = {st->frames[k].addr, st->frames[k].pc, st->tgid, st->start};
+  return bpf_map_lookup_elem(&rbt_ruby_frames, &key);
+}
+
+// rlabel: the frame's label (`index`, `block in index`, a C method's name) into out, NUL-padded
+// so that equal labels are equal map keys; "" when there is no such frame.
+__u64 rbt_rlabel(__u64 id, __s64 index, char *out) {
+  __builtin_memset(out, 0, RBT_RUBY_LABEL_LEN);
+  struct rbt_ruby_frame *f = frame_at(id, index);
+  if (f)
+    bpf_probe_read_kernel_str(out, RBT_RUBY_LABEL_LEN, f->label);
+  return 0;
+}
+
+// rpath: the frame's path ("" for a C method, whose path Ruby takes from its caller).
+__u64 rbt_rpath(__u64 id, __s64 index, char *out) {
+  __builtin_memset(out, 0, RBT_RUBY_PATH_LEN);
+  struct rbt_ruby_frame *f = frame_at(id, index);
+  if (f)
+    bpf_probe_read_kernel_str(out, RBT_RUBY_PATH_LEN, f->path);
+  return 0;
+}
+
+// rline: the frame's line (0 for a C method or no such frame).
+__u64 rbt_rline(__u64 id, __s64 index) {
+  struct rbt_ruby_frame *f = frame_at(id, index);
+  return f ? f->line : 0;
+}
+
+struct label_scan {
+  struct rbt_ruby_stack *st;
+  struct rbt_ruby_frame *f;
+  const char *needle;
+  __u64 n_size;
+  __u64 found;
+};
+
+// One start position of the needle in the frame's label (bpf_loop: the label's length is
+// unknown to the verifier).
+static long label_at(__u64 start, void *ctx) {
+  struct label_scan *c = ctx;
+  if (start >= RBT_RUBY_LABEL_LEN)
+    return 1;
+  const char *label = c->f->label;
+  __u64 i = 0;
+  for (; i < c->n_size && i < RBT_RUBY_LABEL_LEN; i++) {
+    if (!c->needle[i]) {
+      c->found = 1;
+      return 1;
+    }
+    __u64 at = start + i;
+    if (at >= RBT_RUBY_LABEL_LEN || label[at & (RBT_RUBY_LABEL_LEN - 1)] != c->needle[i])
+      break;
+  }
+  if (i == c->n_size) {
+    c->found = 1;
+    return 1;
+  }
+  return !label[start & (RBT_RUBY_LABEL_LEN - 1)];
+}
+
+static long frame_matches(__u64 index, void *ctx) {
+  struct label_scan *c = ctx;
+  struct rbt_ruby_stack *st = c->st;
+  if (index >= st->count || index >= RBT_RUBY_MAX_DEPTH)
+    return 1;
+  __u32 k = index & (RBT_RUBY_MAX_DEPTH - 1);
+  struct rbt_ruby_frame_key key = {st->frames[k].addr, st->frames[k].pc, st->tgid, st->start};
+  c->f = bpf_map_lookup_elem(&rbt_ruby_frames, &key);
+  if (c->f)
+    bpf_loop(RBT_RUBY_LABEL_LEN, label_at, c, 0);
+  return c->found;
+}
+
+// strcontains(rstack, "text"): 1 when some frame's label contains text.
+__u64 rbt_rstack_contains(__u64 id, const char *needle, __u64 n_size) {
+  if (!(id & 1))
+    return 0;
+  struct label_scan c = {.needle = needle, .n_size = n_size};
+  c.st = bpf_map_lookup_elem(&rbt_ruby_stacks, &id);
+  if (!c.st)
+    c.st = bpf_map_lookup_elem(&rbt_ruby_stacks_spill, &id);
+  if (!c.st)
+    return 0;
+  bpf_loop(c.st->count, frame_matches, &c, 0);
+  return c.found;
 }
 
 // ---- The bench's reference (bench/rstack_cost.py): rbperf's way, not used by rbt itself. ----
@@ -492,13 +677,14 @@ static long resolve_always(__u64 index, void *ctx) {
 // Same walk, then every frame's strings and line read on every sample. Codegen calls this in
 // place of rbt_rstack only when RBT_RSTACK_REFERENCE=1 (src/codegen/lower_rstack.cpp).
 __u64 rbt_rstack_reference(__u64 max_depth) {
-  struct scratch *s = walk_current(max_depth);
+  __u64 why = 0;
+  struct scratch *s = walk_current(max_depth, &why);
   if (!s)
-    return 0;
+    return why;
   struct loop_ctx lc = {s};
   bpf_loop(s->stack.count, resolve_always, &lc, 0);
-  __u64 id = (s->hash ^ (s->rest << 32) ^ s->stack.count) | 1;
+  __u64 id = stack_id(s);
   count_rest(s);
-  bpf_map_update_elem(&rbt_ruby_stacks, &id, &s->stack, BPF_NOEXIST);
+  store_stack(s, &id);
   return id;
 }

@@ -135,3 +135,16 @@ TEST(Sema, c_struct_errors_name_the_field) {
             "an array in struct a needs a constant size");
   EXPECT_EQ(first_error(Checked("BEGIN { @ = offsetof(struct nope, x); }")), "unknown struct 'nope'");
 }
+
+TEST(Sema, ruby_frames_are_strings_and_ints_from_a_literal_index) {
+  Checked c("uprobe:libc:getpid { $s = rstack; @k[rlabel(0), rpath($s, -1)] = count(); "
+            "@l = rline(-9); @b = strcontains($s, \"index\"); }");
+  ASSERT_TRUE(c.ok) << c.errors();
+  EXPECT_EQ(c.info.maps.at("@k").key.name(), "(string[64], string[128])");
+  EXPECT_EQ(c.info.maps.at("@l").value.name(), "uint64");
+  EXPECT_EQ(first_error(Checked("uprobe:libc:getpid { @x = rlabel(1024); }")),
+            "rlabel()'s frame index must be an integer literal from -1024 (root first) to 1023 "
+            "(leaf first)");
+  EXPECT_EQ(first_error(Checked("uprobe:libc:getpid { @x = rline(ustack, 0); }")),
+            "rline()'s stack must be an rstack value, not ustack[127]");
+}

@@ -331,8 +331,13 @@ Type TypeChecker::check_strncmp(const Call &call) {
 Type TypeChecker::check_strcontains(const Call &call) {
   for (int i = 0; i < 2; i++) {
     Type t = check_expr(*call.args[i]);
+    // strcontains(rstack, "text"): whether a frame's label contains text (lower_rstack.cpp).
+    if (i == 0 && t.is_stack() && t.stack_kind == StackKind::Ruby)
+      continue;
     if (!is_string_arg(*this, t))
-      diags_.error(call.args[i]->range, "strcontains() searches strings, not " + t.name());
+      diags_.error(call.args[i]->range, std::string("strcontains() searches strings") +
+                                               (i == 0 ? " or an rstack's frame labels" : "") +
+                                               ", not " + t.name());
   }
   return Type::boolean();
 }

@@ -27,3 +27,44 @@ Type TypeChecker::check_rstack_n(const Call &call) {
 }
 
 }  // namespace rbt::sema
+
+namespace rbt::sema {
+
+// rlabel/rpath/rline([stack, ]index): `stack` an rstack value (the frame is read from the stack
+// it names, no new walk), `index` an integer literal: 0 is the leaf, 1 its caller..., -1 the
+// root (the outermost frame, `<main>`), -2 the frame the root called...
+bool TypeChecker::check_rframe_args(const Call &call, const std::string &name) {
+  bool ok = true;
+  if (call.args.size() == 2) {
+    Type t = check_expr(*call.args[0]);
+    if (!t.is_none() && !(t.is_stack() && t.stack_kind == StackKind::Ruby)) {
+      diags_.error(call.args[0]->range,
+                   name + "()'s stack must be an rstack value, not " + t.name());
+      ok = false;
+    }
+  }
+  const Expr &index = *call.args.back();
+  check_expr(index);
+  auto n = const_int(index);
+  if (!n || *n < -RBT_RUBY_MAX_DEPTH || *n >= RBT_RUBY_MAX_DEPTH) {
+    diags_.error(index.range, name + "()'s frame index must be an integer literal from -" +
+                                  std::to_string(RBT_RUBY_MAX_DEPTH) + " (root first) to " +
+                                  std::to_string(RBT_RUBY_MAX_DEPTH - 1) + " (leaf first)");
+    ok = false;
+  }
+  return ok;
+}
+
+Type TypeChecker::check_rlabel(const Call &call) {
+  return check_rframe_args(call, "rlabel") ? Type::string(RBT_RUBY_LABEL_LEN) : Type::none();
+}
+
+Type TypeChecker::check_rpath(const Call &call) {
+  return check_rframe_args(call, "rpath") ? Type::string(RBT_RUBY_PATH_LEN) : Type::none();
+}
+
+Type TypeChecker::check_rline(const Call &call) {
+  return check_rframe_args(call, "rline") ? Type::integer(64, false) : Type::none();
+}
+
+}  // namespace rbt::sema

@@ -48,6 +48,8 @@ private:
   void check_for_map(const ast::For &loop);
   int for_map_depth_ = 0;  // inside `for ($kv : @map)` bodies (their own BPF functions)
   Type check_stack_call(const ast::Call &call, StackKind kind);
+  // rlabel/rpath/rline's ([stack, ]index) arguments (check_rstack.cpp); false after an error.
+  bool check_rframe_args(const ast::Call &call, const std::string &name);
   // The layout behind a Record type (a tracepoint's args or a kernel struct), or null.
   const RecordLayout *record_layout(const Type &record);
   // A struct by name: the script's own definitions first, then the kernel's BTF.

@@ -375,6 +375,7 @@ Inspection inspect_process(pid_t pid) {
     code = *forced;
   int layout = code ? layout_index(*code) : -1;
   if (layout < 0) {
+    out.no_layout = true;
     out.error = make_error(what,
                            "found Ruby '" + p.version + "' in " + p.binary +
                                ", a version rstack has no layout for",

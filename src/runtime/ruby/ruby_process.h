@@ -34,6 +34,9 @@ struct Inspection {
   // NotYet because the layout failed its check against the process (set with `error`): may
   // be the process is still starting; an error if it lasts.
   bool layout_mismatch = false;
+  // NotRuby because rstack has no layout for this Ruby's version: its stacks print as
+  // "[no Ruby frames: unknown Ruby layout]", not as a process without Ruby.
+  bool no_layout = false;
 };
 
 // What the attach-time check of a layout found (walk of the main thread from user space).

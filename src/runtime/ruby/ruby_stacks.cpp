@@ -35,7 +35,8 @@ std::unique_ptr<RubyStacks> RubyStacks::open(bpf_object *obj, bool verbose) {
 RubyStacks::RubyStacks(bpf_object *obj, bool verbose)
     : verbose_(verbose), layouts_fd_(map_fd(obj, "rbt_ruby_layouts")),
       procs_fd_(map_fd(obj, "rbt_ruby_procs")), unknown_fd_(map_fd(obj, "rbt_ruby_unknown")),
-      stacks_fd_(map_fd(obj, "rbt_ruby_stacks")), frames_fd_(map_fd(obj, "rbt_ruby_frames")) {}
+      stacks_fd_(map_fd(obj, "rbt_ruby_stacks")), spill_fd_(map_fd(obj, "rbt_ruby_stacks_spill")),
+      frames_fd_(map_fd(obj, "rbt_ruby_frames")) {}
 
 Status RubyStacks::fill_layouts() {
   for (uint32_t i = 0; i < RBT_RUBY_LAYOUT_COUNT; i++)
@@ -75,7 +76,7 @@ void RubyStacks::record(pid_t pid, const Inspection &in) {
               in.error.hint.empty() ? "" : "\n");
     // Remember the answer in BPF so the probes stop asking.
     rbt_ruby_proc none{};
-    none.layout = RBT_RUBY_NOT_RUBY;
+    none.layout = in.layout_mismatch || in.no_layout ? RBT_RUBY_BAD_LAYOUT : RBT_RUBY_NOT_RUBY;
     none.start = process_start_ticks(pid);
     bpf_map_update_elem(procs_fd_, &key, &none, BPF_ANY);
     if (verbose_)
@@ -124,8 +125,30 @@ void RubyStacks::find_symbols() {
   }
 }
 
+// Stacks the probes recorded in the preallocated spill map (rbt_ruby_stacks_spill) move to the
+// main map, so that the spill has room for the next ones. Inserted before deleted: a probe
+// looking one up always finds it in one of the two.
+void RubyStacks::drain_spill() {
+  uint64_t key, next;
+  std::vector<uint64_t> ids;
+  void *prev = nullptr;
+  while (bpf_map_get_next_key(spill_fd_, prev, &next) == 0) {
+    ids.push_back(next);
+    key = next;
+    prev = &key;
+  }
+  auto stack = std::make_unique<rbt_ruby_stack>();
+  for (uint64_t id : ids) {
+    if (bpf_map_lookup_elem(spill_fd_, &id, stack.get()) != 0)
+      continue;
+    if (bpf_map_update_elem(stacks_fd_, &id, stack.get(), BPF_NOEXIST) == 0 || errno == EEXIST)
+      bpf_map_delete_elem(spill_fd_, &id);
+  }
+}
+
 void RubyStacks::poll() {
   find_symbols();
+  drain_spill();
   for (auto it = watched_.begin(); it != watched_.end();) {
     Inspection in = inspect_process(it->first);
     if (in.outcome == InspectOutcome::Ruby || --it->second <= 0) {
@@ -166,59 +189,59 @@ std::string RubyStacks::cfunc_name(uint64_t key, uint64_t addr) {
   return sym->substr(0, sym->find('+'));
 }
 
-std::vector<std::string> RubyStacks::frames(uint64_t stack_id) {
+static std::string empty_stack_line(uint64_t why) {
+  const char *reason = nullptr;
+  switch (why) {
+  case RBT_RUBY_EMPTY_NOT_INSPECTED:
+    reason = "process not inspected yet";
+    break;
+  case RBT_RUBY_EMPTY_NOT_RUBY_PROCESS:
+    reason = "not a Ruby process";
+    break;
+  case RBT_RUBY_EMPTY_UNKNOWN_LAYOUT:
+    reason = "unknown Ruby layout";
+    break;
+  case RBT_RUBY_EMPTY_NOT_RUBY_THREAD:
+    reason = "not a Ruby thread";
+    break;
+  case RBT_RUBY_EMPTY_NOT_INITIALISED:
+    reason = "Ruby VM not yet initialised";
+    break;
+  case RBT_RUBY_EMPTY_NO_FRAMES:
+    reason = "no method or block frame on the VM stack";
+    break;
+  }
+  return reason ? std::string("[no Ruby frames: ") + reason + "]" : "[no Ruby frames]";
+}
+
+static std::string cut_line(uint32_t truncated, bool exact) {
+  uint32_t cut = truncated & ~(RBT_RUBY_TRUNCATED_AT_LEAST | RBT_RUBY_CUT_EXACT);
+  if (!exact)
+    return "[... more frames]";
+  std::string frames = cut == 1 ? " more frame]" : " more frames]";
+  if (truncated & RBT_RUBY_TRUNCATED_AT_LEAST)
+    return cut ? "[... at least " + std::to_string(cut) + frames : "[... more frames not read]";
+  return "[... " + std::to_string(cut) + frames;
+}
+
+std::vector<std::string> RubyStacks::frames(uint64_t stack_id, uint32_t cut) {
   std::vector<std::string> out;
-  if (stack_id == 0)
-    return out;
-  auto stack = std::make_unique<rbt_ruby_stack>();
-  if (bpf_map_lookup_elem(stacks_fd_, &stack_id, stack.get()) != 0) {
-    out.push_back("[unknown Ruby stack]");
-    return out;
-  }
-  uint32_t count = stack->count < RBT_RUBY_MAX_DEPTH ? stack->count : RBT_RUBY_MAX_DEPTH;
-  for (uint32_t i = 0; i < count; i++) {
-    rbt_ruby_frame_key key{stack->frames[i].addr, stack->frames[i].pc, stack->tgid, stack->start};
-    rbt_ruby_frame f{};
-    if (bpf_map_lookup_elem(frames_fd_, &key, &f) != 0) {
-      out.push_back("[frame evicted]");
-      continue;
-    }
-    std::string label = bounded(f.label, sizeof(f.label));
-    if (f.kind == RBT_RUBY_FRAME_CFUNC) {
-      if (label.empty())
-        label = cfunc_name(key_of(static_cast<pid_t>(stack->tgid), stack->start), f.cfunc);
-      if (label.empty()) {
-        char hex[32];
-        snprintf(hex, sizeof(hex), "0x%llx", static_cast<unsigned long long>(f.cfunc));
-        label = hex;
-      }
-      out.push_back(label + " <cfunc>");
-    } else {
-      out.push_back(label + " (" + bounded(f.path, sizeof(f.path)) + ":" +
-                    std::to_string(f.line) + ")");
-    }
-  }
-  uint32_t cut = stack->truncated & ~RBT_RUBY_TRUNCATED_AT_LEAST;
-  if (stack->truncated & RBT_RUBY_TRUNCATED_AT_LEAST)
-    out.push_back(cut ? "[... at least " + std::to_string(cut) + " more frames]"
-                      : "[... more frames not read]");
-  else if (cut)
-    out.push_back("[... " + std::to_string(cut) + " more frames]");
+  for (const auto &frame : frame_records(stack_id, cut))
+    out.push_back(profile::frame_text(frame));
   return out;
 }
 
-}  // namespace rbt::runtime::ruby
-
-namespace rbt::runtime::ruby {
-
-std::vector<profile::Frame> RubyStacks::frame_records(uint64_t stack_id) {
+std::vector<profile::Frame> RubyStacks::frame_records(uint64_t stack_id, uint32_t cut) {
   using profile::Frame;
   using profile::FrameKind;
   std::vector<Frame> out;
-  if (stack_id == 0)
+  if (!(stack_id & 1)) {
+    out.push_back(Frame{FrameKind::Truncated, empty_stack_line(stack_id), "", 0, ""});
     return out;
+  }
   auto stack = std::make_unique<rbt_ruby_stack>();
-  if (bpf_map_lookup_elem(stacks_fd_, &stack_id, stack.get()) != 0) {
+  if (bpf_map_lookup_elem(stacks_fd_, &stack_id, stack.get()) != 0 &&
+      bpf_map_lookup_elem(spill_fd_, &stack_id, stack.get()) != 0) {
     out.push_back(Frame{FrameKind::Truncated, "[unknown Ruby stack]", "", 0, ""});
     return out;
   }
@@ -244,15 +267,14 @@ std::vector<profile::Frame> RubyStacks::frame_records(uint64_t stack_id) {
       out.push_back(Frame{FrameKind::Ruby, label, bounded(f.path, sizeof(f.path)), f.line, ""});
     }
   }
-  uint32_t cut = stack->truncated & ~RBT_RUBY_TRUNCATED_AT_LEAST;
-  std::string more;
-  if (stack->truncated & RBT_RUBY_TRUNCATED_AT_LEAST)
-    more = cut ? "[... at least " + std::to_string(cut) + " more frames]"
-               : "[... more frames not read]";
-  else if (cut)
-    more = "[... " + std::to_string(cut) + " more frames]";
-  if (!more.empty())
-    out.push_back(Frame{FrameKind::Truncated, more, "", 0, ""});
+  // A map key stands for stacks cut by different numbers of frames: it says only that some
+  // were; a printed event knows its own count.
+  if (cut & RBT_RUBY_CUT_EXACT) {
+    if (cut & ~RBT_RUBY_CUT_EXACT)
+      out.push_back(Frame{FrameKind::Truncated, cut_line(cut, true), "", 0, ""});
+  } else if (stack->truncated) {
+    out.push_back(Frame{FrameKind::Truncated, cut_line(stack->truncated, false), "", 0, ""});
+  }
   return out;
 }
 

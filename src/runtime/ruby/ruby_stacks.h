@@ -36,11 +36,13 @@ public:
   bool watching() const { return !watched_.empty() || !unnamed_.empty(); }
 
   // Frame lines of a stack, leaf first: `label (path:line)`, C methods `label <cfunc>`, and a
-  // last line `[... N more frames]` when the walk hit the depth limit. Empty for id 0.
-  std::vector<std::string> frames(uint64_t stack_id);
+  // last line when the walk hit the depth limit: `[... N more frames]` when `cut` carries this
+  // event's count (RBT_RUBY_CUT_EXACT), else `[... more frames]`. An empty stack (even id) is
+  // one line saying why: `[no Ruby frames: not a Ruby thread]`.
+  std::vector<std::string> frames(uint64_t stack_id, uint32_t cut = 0);
   // The same stack as structured frames for the profile formats, leaf first: Ruby frames with
   // label, path and line, C methods by name, a Truncated frame for the depth limit.
-  std::vector<profile::Frame> frame_records(uint64_t stack_id);
+  std::vector<profile::Frame> frame_records(uint64_t stack_id, uint32_t cut = 0);
 
 private:
   RubyStacks(bpf_object *obj, bool verbose);
@@ -53,7 +55,8 @@ private:
   }
 
   bool verbose_;
-  int layouts_fd_, procs_fd_, unknown_fd_, stacks_fd_, frames_fd_;
+  int layouts_fd_, procs_fd_, unknown_fd_, stacks_fd_, spill_fd_, frames_fd_;
+  void drain_spill();
   std::map<uint64_t, RubyProcess> processes_;  // kept after exit, to name C functions
   std::map<pid_t, int> watched_;            // pid → polls left before giving up
   // Ruby processes whose symbol table was not there yet (a -c child is inspected before Ruby

@@ -38,7 +38,7 @@ def main():
     bad = 0
     for comm, frames, n in entries:
         text = frames.strip()
-        if not text:
+        if not text or text.startswith("[no Ruby frames"):
             continue  # before discovery, or a moment outside Ruby code
         samples[comm] += int(n)
         other = OWN["rb_zlib" if comm == "rb_spin" else "rb_spin"]

@@ -8,6 +8,8 @@ attaches `rbt -p` to it:
     unknown  no override: an error naming the version found and the override
     override RBT_RUBY_LAYOUT=3.1: the right layout, stacks print
     wrong    RBT_RUBY_LAYOUT=3.3: the attach-time check says the layout does not match
+    systemwide  no override and no -p: a sampler filtered on the pid meets it, and its stacks
+             say "[no Ruby frames: unknown Ruby layout]"
 
 usage: other_version.py RBT MODE"""
 import os
@@ -81,7 +83,11 @@ def main():
                 env["RBT_RUBY_LAYOUT"] = "3.1"
             elif mode == "wrong":
                 env["RBT_RUBY_LAYOUT"] = "3.3"
-            rbt_proc = subprocess.Popen([rbt, "-p", str(target.pid), "-e", PROG], env=env,
+            args = ["-p", str(target.pid), "-e", PROG]
+            if mode == "systemwide":
+                args = ["-e", f"profile:hz:199 /pid == {target.pid}/ {{ @[rstack] = count(); }} "
+                              "interval:ms:800 { exit(); }"]
+            rbt_proc = subprocess.Popen([rbt] + args, env=env,
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                         text=True)
             try:
