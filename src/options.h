@@ -26,6 +26,10 @@ struct Options {
   bool verbose = false;
   bool unsafe = false;
   bool list = false;          // -l
+  // rbt record: its script filters the target itself (off-CPU markers end in other tasks) and
+  // its maps are bookkeeping, not output.
+  bool filter_pid_in_probes = true;
+  bool print_maps_at_exit = true;
   std::string list_pattern;
 
   bool wants_dump(const char *what) const {

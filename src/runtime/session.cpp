@@ -173,6 +173,7 @@ Status Session::load(const std::vector<char> &elf) {
   stacks_ = std::make_unique<StackPrinter>(manifest_, obj_);
   write_config();
   events_->on_new_process = [this](pid_t pid) { stacks_->capture_process(pid); };
+  events_->timeline = options_.timeline;
   ruby_ = ruby::RubyStacks::open(obj_, options_.verbose);
   if (ruby_)
     if (auto s = ruby_->fill_layouts(); !s)
@@ -294,8 +295,11 @@ void Session::announce() {
 
 void Session::drain_events() {
   events_->drain();
-  if (uint64_t n = lost_ ? lost_->take_new() : 0)
+  if (uint64_t n = lost_ ? lost_->take_new() : 0) {
     writer_->lost_events(n);
+    if (options_.timeline)
+      options_.timeline->on_lost(n);
+  }
 }
 
 Status Session::run() {

@@ -30,6 +30,7 @@ struct SessionOptions {
   pid_t pid = -1;              // -p
   std::string command;         // -c
   bool attach_marker = false;  // print a marker on stderr once attached (the test runner's cue)
+  Timeline *timeline = nullptr;  // receives sample()/marker() events (rbt record); may be null
 };
 
 class Session {
