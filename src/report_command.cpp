@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "filter.h"
 #include "firefox_reader.h"
 #include "formats.h"
 #include "profile_commands.h"
@@ -17,7 +18,7 @@ namespace rbt {
 
 namespace {
 
-const char *kReportUsage = R"(usage: rbt report [-f FORMAT] [-o OUT] [--lines] [FILE]
+const char *kReportUsage = R"(usage: rbt report [-f FORMAT] [-o OUT] [--lines] [--ruby] [FILE]
 
 Reads a profile `rbt record` wrote (FILE, default rbt.json.gz) and prints it.
 
@@ -27,6 +28,7 @@ options:
               the profile in that format
   -o OUT      write to OUT (the format follows its extension unless -f is given)
   --lines     text: one row per file:line instead of per function
+  --ruby      Ruby frames only: each sample counts for the Ruby method it ran in
   -h, --help  print this help
 )";
 
@@ -41,10 +43,12 @@ int report_main(int argc, char **argv) {
   std::optional<profile::Format> format;
   std::string output;
   profile::WriteOptions options;
-  enum { kLines = 256 };
+  bool ruby_only = false;
+  enum { kLines = 256, kRuby };
   static const option long_options[] = {
       {"help", no_argument, nullptr, 'h'},
       {"lines", no_argument, nullptr, kLines},
+      {"ruby", no_argument, nullptr, kRuby},
       {nullptr, 0, nullptr, 0},
   };
   opterr = 0;
@@ -60,6 +64,7 @@ int report_main(int argc, char **argv) {
       break;
     case 'o': output = optarg; break;
     case kLines: options.lines = true; break;
+    case kRuby: ruby_only = true; break;
     case 'h': fputs(kReportUsage, stdout); return 0;
     default:
       if (optopt)
@@ -92,6 +97,8 @@ int report_main(int argc, char **argv) {
             input.c_str(), err->c_str());
     return 1;
   }
+  if (ruby_only)
+    profile::keep_ruby_frames(profile);
   std::string out;
   if (auto err = profile::write_profiles(*format, {profile}, out, options)) {
     fprintf(stderr, "rbt: error: writing %s: %s\n", profile::format_name(*format), err->c_str());

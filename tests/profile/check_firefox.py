@@ -33,6 +33,8 @@ def main():
     ap.add_argument("--thread", action="append", default=[])
     ap.add_argument("--marker", action="append", default=[])
     ap.add_argument("--frame", action="append", default=[])
+    ap.add_argument("--marker-stack", action="append", default=[],
+                    help="NAME:FRAME: some marker NAME has FRAME on its stack")
     ap.add_argument("--min-samples", type=int, default=0)
     args = ap.parse_args()
     errors = []
@@ -67,6 +69,7 @@ def main():
 
     seen_threads = set()
     names, marker_names, frame_names = set(), set(), set()
+    marker_stack_frames = {}  # marker name -> frame names on its stacks
     total_samples = total_markers = 0
     for t in doc.get("threads", []):
         where = f"thread {t.get('name')} ({t.get('pid')}/{t.get('tid')})"
@@ -149,10 +152,14 @@ def main():
                         check(isinstance(data[field["key"]], int),
                               f"{where}: marker {i}'s {field['key']} is not an integer")
                 cause = data.get("cause")
-                if cause is not None:
-                    check(isinstance(cause.get("stack"), int)
-                          and 0 <= cause["stack"] < len(stacks),
-                          f"{where}: marker {i}'s stack is out of range")
+                if cause is not None and check(
+                        isinstance(cause.get("stack"), int) and 0 <= cause["stack"] < len(stacks),
+                        f"{where}: marker {i}'s stack is out of range"):
+                    on = marker_stack_frames.setdefault(strings[name], set())
+                    s = cause["stack"]
+                    while s is not None:
+                        on.add(strings[frames[stacks[s][ss["frame"]]][fs["location"]]])
+                        s = stacks[s][ss["prefix"]]
             if isinstance(name, int) and name < len(strings):
                 marker_names.add(strings[name])
         total_markers += len(markers)
@@ -161,6 +168,11 @@ def main():
         check(n in names, f"no thread named {n} (threads: {sorted(map(str, names))})")
     for n in args.marker:
         check(n in marker_names, f"no marker named {n} (markers: {sorted(marker_names)})")
+    for spec in args.marker_stack:
+        name, frame = spec.split(":", 1)
+        check(any(f == frame or f.startswith(frame + " (")
+                  for f in marker_stack_frames.get(name, ())),
+              f"no {name} marker with {frame} on its stack")
     for n in args.frame:
         check(any(f == n or f.startswith(n + " (") for f in frame_names), f"no frame {n}")
     check(total_samples >= args.min_samples,
