@@ -110,7 +110,9 @@ profile::Frame parse_frame(StackKind kind, const std::string &line) {
       std::string sym = s.substr(space + 1, open - space - 1);
       // A symbol the binary does not name (stripped static functions): grouped by module,
       // so the table and flame graphs show one "[libruby.so.3.1]" instead of many addresses.
-      if (sym == "[unknown]") {
+      if (sym == "[unknown]" && f.module == "[unknown]") {
+        f.name = "[unknown]";
+      } else if (sym == "[unknown]") {
         size_t slash = f.module.rfind('/');
         f.name = "[" + (slash == std::string::npos ? f.module : f.module.substr(slash + 1)) + "]";
       } else {
@@ -148,27 +150,60 @@ const std::vector<uint32_t> &Recorder::stack(const Type &type, const uint8_t *va
   // Kernel stack ids are the same in every process; user and Ruby ids belong to one.
   auto key = std::make_tuple(static_cast<int>(type.stack_kind), id,
                              type.stack_kind == StackKind::Kernel ? 0 : pid);
-  auto [it, added] = stacks_.try_emplace(key);
-  if (added)
-    for (const std::string &line : output::stack_frames(type, value))
-      it->second.push_back(profile_.intern(parse_frame(type.stack_kind, line)));
-  return it->second;
+  auto it = stacks_.find(key);
+  if (it != stacks_.end())
+    return it->second;
+  std::vector<uint32_t> frames;
+  bool unmapped = false;
+  for (const std::string &line : output::stack_frames(type, value)) {
+    profile::Frame f = parse_frame(type.stack_kind, line);
+    // Also a C method named by its address: its symbols were not read yet.
+    unmapped = unmapped || f.name == "[unknown]" ||
+               (f.kind == profile::FrameKind::RubyCfunc && f.name.rfind("0x", 0) == 0);
+    frames.push_back(profile_.intern(f));
+  }
+  // A frame outside every mapping known now (a process between fork and exec, a library
+  // being loaded) may resolve later: such a stack is not cached.
+  if (unmapped) {
+    auto &slot = uncached_[static_cast<int>(type.stack_kind)];
+    slot = std::move(frames);
+    return slot;
+  }
+  return stacks_.emplace(key, std::move(frames)).first->second;
 }
 
 void Recorder::note_thread(uint32_t pid, uint32_t tid, const std::string &comm) {
   auto [it, added] = threads_.try_emplace({pid, tid});
-  if (!added)
-    return;
-  profile::Thread &t = it->second;
-  t.pid = pid;
-  t.tid = tid;
-  t.name = !comm.empty() ? comm
-                         : read_comm("/proc/" + std::to_string(pid) + "/task/" +
-                                     std::to_string(tid) + "/comm");
-  auto [p, first] = process_names_.try_emplace(pid);
-  if (first)
-    p->second = read_comm("/proc/" + std::to_string(pid) + "/comm");
-  t.process_name = p->second.empty() && pid == tid ? t.name : p->second;
+  NamedThread &t = it->second;
+  if (added) {
+    t.thread.pid = pid;
+    t.thread.tid = tid;
+  }
+  if (!comm.empty()) {
+    // A sample's comm is the thread's name now (threads are often named after they start).
+    if (comm != t.thread.name)
+      t.thread.name = comm;
+    t.from_proc = false;
+  } else if (added || t.from_proc) {
+    // A marker names no comm: read it, again now and then while it may still be renamed.
+    uint64_t now = clock_ns(CLOCK_MONOTONIC);
+    if (added || now - t.read_ns > 200000000ull) {
+      std::string name = read_comm("/proc/" + std::to_string(pid) + "/task/" +
+                                   std::to_string(tid) + "/comm");
+      if (!name.empty())
+        t.thread.name = name;
+      t.read_ns = now;
+      t.from_proc = true;
+    }
+  }
+  if (added) {
+    auto [p, first] = process_names_.try_emplace(pid);
+    if (first)
+      p->second = read_comm("/proc/" + std::to_string(pid) + "/comm");
+    t.thread.process_name = p->second;
+  }
+  if (t.thread.process_name.empty() && pid == tid)
+    t.thread.process_name = t.thread.name;
 }
 
 void Recorder::on_sample(const ActionDesc &action, const uint8_t *payload) {
@@ -240,8 +275,13 @@ void Recorder::on_marker(const ActionDesc &action, const uint8_t *payload) {
 profile::Profile Recorder::finish() {
   profile_.duration_ns = since_start(clock_ns(CLOCK_MONOTONIC));
   profile_.threads.clear();
-  for (auto &[id, t] : threads_)
-    profile_.threads.push_back(t);
+  for (auto &[id, t] : threads_) {
+    if (t.thread.process_name.empty()) {
+      auto main = threads_.find({id.first, id.first});
+      t.thread.process_name = main != threads_.end() ? main->second.thread.name : t.thread.name;
+    }
+    profile_.threads.push_back(t.thread);
+  }
   return std::move(profile_);
 }
 

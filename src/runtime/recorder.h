@@ -50,7 +50,13 @@ private:
   profile::Profile profile_;
   uint64_t start_ktime_ns_;  // CLOCK_MONOTONIC, the clock of nsecs
   std::map<std::tuple<int, int64_t, uint64_t>, std::vector<uint32_t>> stacks_;
-  std::map<std::pair<uint32_t, uint32_t>, profile::Thread> threads_;
+  std::vector<uint32_t> uncached_[3];  // per stack kind, the last stack that was not cached
+  struct NamedThread {
+    profile::Thread thread;
+    bool from_proc = false;  // named from /proc (markers only so far), not from a sample
+    uint64_t read_ns = 0;    // when /proc was read
+  };
+  std::map<std::pair<uint32_t, uint32_t>, NamedThread> threads_;
   std::map<uint32_t, std::string> process_names_;
 };
 

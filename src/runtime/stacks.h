@@ -37,6 +37,7 @@ private:
   bpf_object *obj_;
   KernelSymbols kernel_;
   std::map<pid_t, std::vector<Mapping>> processes_;
+  std::map<pid_t, int64_t> recaptured_;  // when each process's map was captured again (ns)
   std::map<std::string, std::unique_ptr<ElfFile>> elves_;  // null: not readable
 };
 
