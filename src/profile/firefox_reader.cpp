@@ -9,7 +9,7 @@
 
 namespace rbt::profile {
 
-using json = nlohmann::json;
+using json = nlohmann::ordered_json;  // keeps marker fields in file order
 using namespace firefox;
 
 namespace {
