@@ -136,6 +136,7 @@ int run_driver(const Options &options, runtime::Timeline *timeline) {
   so.command = options.command;
   so.attach_marker = getenv("RBT_ATTACH_MARKER") != nullptr;
   so.timeline = timeline;
+  so.rstack_needs_ruby = options.rstack_needs_ruby;
   runtime::Session session(object->manifest, so);
   if (auto s = session.load(object->elf); !s)
     return fail(s.error(), so.verbose);

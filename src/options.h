@@ -30,6 +30,7 @@ struct Options {
   // its maps are bookkeeping, not output.
   bool filter_pid_in_probes = true;
   bool print_maps_at_exit = true;
+  bool rstack_needs_ruby = true;  // record: -p of a native process has empty Ruby stacks
   std::string list_pattern;
 
   bool wants_dump(const char *what) const {

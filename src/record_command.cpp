@@ -171,6 +171,7 @@ int record_main(int argc, char **argv) {
   }
   opts.filter_pid_in_probes = false;
   opts.print_maps_at_exit = false;
+  opts.rstack_needs_ruby = false;
   bool quiet = opts.quiet;
   opts.quiet = true;  // no "Attaching N probes": record says what it records instead
   int64_t period = static_cast<int64_t>(1000000000ull / script.hz);

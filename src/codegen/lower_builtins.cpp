@@ -129,8 +129,9 @@ void Lowering::emit_event(uint64_t id, const std::vector<const Expr *> &args, co
   send_event(event, 8 + layout.size);
 }
 
-void Lowering::send_event(llvm::Value *event, uint64_t size) {
-  llvm::Value *rc = b_.ringbuf_output(resources_.ringbuf(), event, size);
+void Lowering::send_event(llvm::Value *event, uint64_t size, bool wakeup) {
+  llvm::Value *rc =
+      b_.ringbuf_output(resources_.ringbuf(), event, size, wakeup ? 0 : BPF_RB_NO_WAKEUP);
   // A full ring buffer drops the event and returns -EAGAIN (its only error with flags 0); the
   // counter adds that result as it is, so a loss costs no instruction to make a 1 and a
   // delivered event costs one branch (Manifest::lost_events_name).

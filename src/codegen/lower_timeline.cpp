@@ -1,5 +1,6 @@
 // sample() and marker(): events for the recorder's timeline, sent through the ring buffer like
-// every action (a full buffer counts them as lost). sample() fills the current thread's facts
+// every action (a full buffer counts them as lost), but without waking the reader: the session
+// drains the buffer every few milliseconds when the script sends them (kTimelineDrainMs). sample() fills the current thread's facts
 // itself, so a 99 Hz profile probe pays for the helpers and its stack walks only.
 
 #include "lowering.h"
@@ -33,7 +34,7 @@ llvm::Value *Lowering::lower_sample(const Call &call) {
   b_.call_helper(BPF_FUNC_get_current_comm, b_.getInt64Ty(), {at(4), b_.getInt64(16)});
   for (size_t i = 0; i < call.args.size(); i++)
     store_value(at(5 + i), layout.elems[5 + i], *call.args[i]);
-  send_event(event, 8 + layout.size);
+  send_event(event, 8 + layout.size, /*wakeup=*/false);
   return nullptr;
 }
 
@@ -41,7 +42,18 @@ llvm::Value *Lowering::lower_marker(const Call &call) {
   ActionDesc action;
   action.kind = ActionKind::Marker;
   action.text = static_cast<const StrLit *>(call.args[0])->value;
-  emit_action(std::move(action), {call.args.begin() + 1, call.args.end()});
+  std::vector<const Expr *> args(call.args.begin() + 1, call.args.end());
+  std::vector<Type> types;
+  for (const Expr *a : args)
+    types.push_back(sema::storage_type(type_of(a)));
+  action.args = Type::tuple(std::move(types));
+  Type layout = action.args;
+  uint64_t id = resources_.add_action(std::move(action));
+  llvm::Value *event = value_slot(8 + layout.size, "marker");
+  b_.CreateStore(b_.getInt64(id), event);
+  for (size_t i = 0; i < args.size(); i++)
+    store_value(b_.byte_ptr(event, 8 + layout.offsets[i]), layout.elems[i], *args[i]);
+  send_event(event, 8 + layout.size, /*wakeup=*/false);
   return nullptr;
 }
 

@@ -22,6 +22,9 @@ namespace rbt::runtime {
 
 namespace {
 
+// How often the ring buffer is read when the programs send events without a wakeup.
+constexpr int kTimelineDrainMs = 20;
+
 // libbpf's messages go to the session's log instead of stderr; -v echoes them.
 std::string *g_log = nullptr;
 bool g_echo = false;
@@ -266,8 +269,12 @@ Status Session::attach() {
   // the probes attach: a probe meeting a process not in rbt_ruby_procs yet records an empty
   // stack, so -p's first samples would be empty while the process is inspected.
   if (ruby_ && options_.pid > 0)
-    if (auto s = ruby_->add_process(options_.pid, !options_.command.empty()); !s)
-      return s;
+    if (auto s = ruby_->add_process(options_.pid, !options_.command.empty()); !s) {
+      if (options_.rstack_needs_ruby)
+        return s;
+      if (options_.verbose)  // rbt record: a native process is recorded without Ruby stacks
+        fprintf(stderr, "rbt: note: %s: %s\n", s.error().what.c_str(), s.error().why.c_str());
+    }
   AttachTarget target;
   target.pid = options_.pid;
   for (auto &p : manifest_.probes) {
@@ -330,17 +337,28 @@ Status Session::run() {
     }
   }
 
+  bool timeline_events = false;
+  for (const ActionDesc &a : manifest_.actions)
+    timeline_events = timeline_events || a.kind == ActionKind::Sample || a.kind == ActionKind::Marker;
   bool stop = events_->exit_requested() || (child_.pid() > 0 && child_.reap());
   while (!stop) {
     epoll_event ready[3];
     // rstack learns about Ruby processes by polling: every 2 ms while a -c child is becoming
     // Ruby, then every 50 ms for processes the probes met.
     int timeout = !ruby_ ? -1 : ruby_->watching() ? 2 : 50;
+    // sample() and marker() do not wake the reader (lower_timeline.cpp): drain every 20 ms.
+    if (timeline_events && (timeout < 0 || timeout > kTimelineDrainMs))
+      timeout = kTimelineDrainMs;
     int n = epoll_wait(ep, ready, 3, timeout);
     if (ruby_)
       ruby_->poll();
     if (n < 0 && errno == EINTR)
       continue;
+    if (n == 0 && timeline_events) {
+      drain_events();
+      writer_->flush();
+      stop = events_->exit_requested();
+    }
     for (int i = 0; i < n; i++) {
       if (ready[i].data.fd == pidfd) {
         stop = true;

@@ -30,7 +30,8 @@ struct SessionOptions {
   pid_t pid = -1;              // -p
   std::string command;         // -c
   bool attach_marker = false;  // print a marker on stderr once attached (the test runner's cue)
-  Timeline *timeline = nullptr;  // receives sample()/marker() events (rbt record); may be null
+  Timeline *timeline = nullptr;
+  bool rstack_needs_ruby = true;  // -p must be a Ruby when the script uses rstack (not record)  // receives sample()/marker() events (rbt record); may be null
 };
 
 class Session {
