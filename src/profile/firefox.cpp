@@ -86,11 +86,17 @@ private:
     if (!added)
       return it->second;
     const Frame &f = profile_.frames.at(index);
-    // The location is what the profiler shows: Ruby frames as `label (path:line)`, which it
-    // also reads as a function with a file; others by name.
+    // The location is what the profiler shows and how it groups frames into functions. The
+    // form `name (in resource)` makes a function of `name` in a library-like resource: Ruby
+    // methods in their file (one function per method, not per line; the line is its own
+    // column), native functions in their binary, kernel functions in "kernel".
     std::string location = f.name;
-    if (f.kind == FrameKind::Ruby && !f.file.empty())
-      location += " (" + f.file + ":" + std::to_string(f.line) + ")";
+    std::string resource = f.kind == FrameKind::Ruby     ? f.file
+                           : f.kind == FrameKind::Kernel ? "kernel"
+                           : f.kind == FrameKind::Native ? f.module.substr(f.module.rfind('/') + 1)
+                                                         : "";
+    if (!resource.empty() && resource.find(')') == std::string::npos)
+      location += " (in " + resource + ")";
     json line = f.line ? json(f.line) : json(nullptr);
     frame_table_.push_back(json::array(
         {string(location), false, nullptr, nullptr, line, nullptr, frame_category(f.kind), 0}));
@@ -159,9 +165,25 @@ json write_thread(const Profile &profile, const Thread &thread,
     json data = {{"type", marker_type(m->name)}};
     for (const auto &[key, value] : m->data)
       data[key] = is_integer(value) ? json(std::strtoll(value.c_str(), nullptr, 10)) : json(value);
+    // A marker's stack is a one-sample "SyncProfile" thread whose stack indexes this thread's
+    // stack table; the profiler turns it into the marker's cause.
     json stack = tables.stack(m->stack);
     if (!stack.is_null())
-      data["cause"] = {{"time", ms(m->start_ns)}, {"stack", stack}};
+      data["stack"] = {
+          {"name", "SyncProfile"},
+          {"registerTime", nullptr},
+          {"unregisterTime", nullptr},
+          {"processType", "default"},
+          {"tid", thread.tid},
+          {"pid", thread.pid},
+          {"markers",
+           {{"schema",
+             {{"name", 0}, {"startTime", 1}, {"endTime", 2}, {"phase", 3}, {"category", 4},
+              {"data", 5}}},
+            {"data", json::array()}}},
+          {"samples",
+           {{"schema", {{"stack", 0}, {"time", 1}, {"eventDelay", 2}}},
+            {"data", json::array({json::array({stack, ms(m->start_ns), 0})})}}}};
     marker_data.push_back(json::array({tables.string(m->name), ms(m->start_ns),
                                        instant ? json(nullptr) : json(ms(m->end_ns)),
                                        instant ? 0 : 1, marker_category(m->category), data}));

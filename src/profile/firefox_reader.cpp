@@ -46,6 +46,12 @@ struct ThreadReader {
       } else {
         const json &row = data[i];
         f.name = strings.at(row.at(loc).get<size_t>()).get<std::string>();
+        // `name (in resource)`: the resource is a file (Ruby) or a module.
+        size_t in = f.name.rfind(" (in ");
+        if (in != std::string::npos && f.name.back() == ')') {
+          f.module = f.name.substr(in + 5, f.name.size() - in - 6);
+          f.name.resize(in);
+        }
         if (row.size() > line && row[line].is_number())
           f.line = row[line].get<uint32_t>();
         if (row.size() > cat && row[cat].is_number())
@@ -109,7 +115,13 @@ struct ThreadReader {
         for (auto it = d.begin(); it != d.end(); ++it) {
           if (it.key() == "type")
             continue;
-          if (it.key() == "cause") {
+          if (it.key() == "stack" && it->is_object()) {  // a SyncProfile thread
+            const json &samples = it->at("samples");
+            if (!samples.at("data").empty())
+              m.stack = stack(samples.at("data").at(0).at(column(samples, "stack")));
+            continue;
+          }
+          if (it.key() == "cause") {  // the processed form, for completeness
             if (it->contains("stack"))
               m.stack = stack(it->at("stack"));
             continue;

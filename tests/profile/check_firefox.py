@@ -151,13 +151,20 @@ def main():
                             "integer", "bytes"):
                         check(isinstance(data[field["key"]], int),
                               f"{where}: marker {i}'s {field['key']} is not an integer")
-                cause = data.get("cause")
-                if cause is not None and check(
-                        isinstance(cause.get("stack"), int) and 0 <= cause["stack"] < len(stacks),
-                        f"{where}: marker {i}'s stack is out of range"):
+                sync = data.get("stack")
+                if sync is not None and check(
+                        isinstance(sync, dict) and sync.get("name") == "SyncProfile"
+                        and len(sync.get("samples", {}).get("data", [])) == 1,
+                        f"{where}: marker {i}'s stack is not a one-sample SyncProfile"):
+                    ssc = sync["samples"]["schema"]
+                    row = sync["samples"]["data"][0]
+                    s = row[ssc["stack"]]
+                    in_range = check(isinstance(s, int) and 0 <= s < len(stacks),
+                                     f"{where}: marker {i}'s stack is out of range")
+                    check(sync.get("tid") == t.get("tid"),
+                          f"{where}: marker {i}'s stack belongs to another thread")
                     on = marker_stack_frames.setdefault(strings[name], set())
-                    s = cause["stack"]
-                    while s is not None:
+                    while in_range and s is not None:
                         on.add(strings[frames[stacks[s][ss["frame"]]][fs["location"]]])
                         s = stacks[s][ss["prefix"]]
             if isinstance(name, int) and name < len(strings):
@@ -170,11 +177,11 @@ def main():
         check(n in marker_names, f"no marker named {n} (markers: {sorted(marker_names)})")
     for spec in args.marker_stack:
         name, frame = spec.split(":", 1)
-        check(any(f == frame or f.startswith(frame + " (")
+        check(any(f == frame or f.startswith(frame + " (in ")
                   for f in marker_stack_frames.get(name, ())),
               f"no {name} marker with {frame} on its stack")
     for n in args.frame:
-        check(any(f == n or f.startswith(n + " (") for f in frame_names), f"no frame {n}")
+        check(any(f == n or f.startswith(n + " (in ") for f in frame_names), f"no frame {n}")
     check(total_samples >= args.min_samples,
           f"{total_samples} samples, fewer than {args.min_samples}")
     if errors:
