@@ -137,6 +137,7 @@ int run_driver(const Options &options, runtime::Timeline *timeline) {
   so.attach_marker = getenv("RBT_ATTACH_MARKER") != nullptr;
   so.timeline = timeline;
   so.rstack_needs_ruby = options.rstack_needs_ruby;
+  so.ringbuf_bytes = options.ringbuf_bytes;
   runtime::Session session(object->manifest, so);
   if (auto s = session.load(object->elf); !s)
     return fail(s.error(), so.verbose);

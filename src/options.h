@@ -31,6 +31,7 @@ struct Options {
   bool filter_pid_in_probes = true;
   bool print_maps_at_exit = true;
   bool rstack_needs_ruby = true;  // record: -p of a native process has empty Ruby stacks
+  uint32_t ringbuf_bytes = 0;     // record: a larger event ring buffer (0: as compiled)
   std::string list_pattern;
 
   bool wants_dump(const char *what) const {

@@ -172,6 +172,9 @@ int record_main(int argc, char **argv) {
   opts.filter_pid_in_probes = false;
   opts.print_maps_at_exit = false;
   opts.rstack_needs_ruby = false;
+  // 16 MiB of events (some 150,000): the reader falls behind while it reads the symbols of
+  // processes it meets for the first time, most of all when recording every process.
+  opts.ringbuf_bytes = 16u << 20;
   bool quiet = opts.quiet;
   opts.quiet = true;  // no "Attaching N probes": record says what it records instead
   int64_t period = static_cast<int64_t>(1000000000ull / script.hz);

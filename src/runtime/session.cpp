@@ -132,6 +132,11 @@ Status Session::load(const std::vector<char> &elf) {
     return make_error("opening the compiled BPF object", strerror(err),
                       "please report this with the script that caused it", err);
   }
+  // A larger ring buffer (rbt record): room for the events that arrive while the reader
+  // symbolizes stacks of processes it has not met yet.
+  if (options_.ringbuf_bytes)
+    if (bpf_map *rb = bpf_object__find_map_by_name(obj_, manifest_.ringbuf_name.c_str()))
+      bpf_map__set_max_entries(rb, options_.ringbuf_bytes);
   // Keep kernel-side names readable in bpftool: rbt's own programs are "probe_N".
   // -d verifier: the kernel keeps a log per program when asked before loading.
   std::vector<std::pair<bpf_program *, std::vector<char>>> logs;

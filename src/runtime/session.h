@@ -31,7 +31,8 @@ struct SessionOptions {
   std::string command;         // -c
   bool attach_marker = false;  // print a marker on stderr once attached (the test runner's cue)
   Timeline *timeline = nullptr;
-  bool rstack_needs_ruby = true;  // -p must be a Ruby when the script uses rstack (not record)  // receives sample()/marker() events (rbt record); may be null
+  bool rstack_needs_ruby = true;  // -p must be a Ruby when the script uses rstack (not record)
+  uint32_t ringbuf_bytes = 0;     // the event ring buffer's size (a power of 2); 0: as compiled  // receives sample()/marker() events (rbt record); may be null
 };
 
 class Session {
