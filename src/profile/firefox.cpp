@@ -25,6 +25,25 @@ namespace {
 // Milliseconds with microsecond precision: short, exact numbers in the file.
 double ms(uint64_t ns) { return static_cast<double>(ns / 1000) / 1000.0; }
 
+// The same number as JSON text, written directly: the big arrays (samples, stacks, frames,
+// markers) are built as text, not as a JSON tree, so writing a long record takes little more
+// memory than the file itself.
+std::string ms_text(uint64_t ns) {
+  uint64_t us = ns / 1000;
+  std::string out = std::to_string(us / 1000);
+  if (uint64_t frac = us % 1000) {
+    char buf[8];
+    snprintf(buf, sizeof(buf), ".%03u", static_cast<unsigned>(frac));
+    std::string f = buf;
+    while (f.back() == '0')
+      f.pop_back();
+    out += f;
+  }
+  return out;
+}
+
+std::string json_string(const std::string &s) { return json(s).dump(); }
+
 bool is_integer(const std::string &s) {
   if (s.empty() || s.size() > 18)
     return false;
@@ -37,54 +56,59 @@ bool is_integer(const std::string &s) {
   return true;
 }
 
+// Appends `row` to a JSON array's text (without its brackets).
+void append_row(std::string &rows, const std::string &row) {
+  if (!rows.empty())
+    rows += ',';
+  rows += row;
+}
+
 // One thread's tables as the Gecko format has them: frames and stacks interned per thread.
 class ThreadTables {
 public:
   explicit ThreadTables(const Profile &profile) : profile_(profile) {}
 
   uint32_t string(const std::string &s) {
-    auto [it, added] = strings_.emplace(s, static_cast<uint32_t>(string_table_.size()));
-    if (added)
-      string_table_.push_back(s);
+    auto [it, added] = strings_.emplace(s, string_count_);
+    if (added) {
+      append_row(string_rows_, json_string(s));
+      string_count_++;
+    }
     return it->second;
   }
 
-  // The stack index of `stack` (root first), or null for an empty stack.
-  json stack(const std::vector<uint32_t> &frames) {
-    json prefix = nullptr;
+  // The stack index of `stack` (root first) as JSON text: "null" for an empty stack.
+  std::string stack(const std::vector<uint32_t> &frames) {
+    int64_t prefix = -1;
     for (uint32_t f : frames) {
       uint32_t frame = this->frame(f);
-      int64_t p = prefix.is_null() ? -1 : prefix.get<int64_t>();
-      auto [it, added] = stacks_.emplace(std::make_pair(p, frame),
-                                         static_cast<uint32_t>(stack_table_.size()));
-      if (added)
-        stack_table_.push_back(json::array({prefix, frame}));
+      auto [it, added] = stacks_.emplace(std::make_pair(prefix, frame), stack_count_);
+      if (added) {
+        append_row(stack_rows_, "[" + (prefix < 0 ? std::string("null") : std::to_string(prefix)) +
+                                    "," + std::to_string(frame) + "]");
+        stack_count_++;
+      }
       prefix = it->second;
     }
-    return prefix;
+    return prefix < 0 ? "null" : std::to_string(prefix);
   }
 
-  void fill(json &thread) {
-    thread["stackTable"] = {{"schema", {{"prefix", 0}, {"frame", 1}}}, {"data", stack_table_}};
-    thread["frameTable"] = {{"schema",
-                             {{"location", 0},
-                              {"relevantForJS", 1},
-                              {"innerWindowID", 2},
-                              {"implementation", 3},
-                              {"line", 4},
-                              {"column", 5},
-                              {"category", 6},
-                              {"subcategory", 7}}},
-                            {"data", frame_table_}};
-    thread["stringTable"] = string_table_;
-    thread[kFramesKey] = rbt_frames_;
+  // The thread's tables, as the text of object members.
+  std::string members() const {
+    return "\"stackTable\":{\"schema\":{\"prefix\":0,\"frame\":1},\"data\":[" + stack_rows_ +
+           "]},\"frameTable\":{\"schema\":{\"location\":0,\"relevantForJS\":1,"
+           "\"innerWindowID\":2,\"implementation\":3,\"line\":4,\"column\":5,\"category\":6,"
+           "\"subcategory\":7},\"data\":[" +
+           frame_rows_ + "]},\"stringTable\":[" + string_rows_ + "],\"" + kFramesKey + "\":[" +
+           rbt_rows_ + "]";
   }
 
 private:
   uint32_t frame(uint32_t index) {
-    auto [it, added] = frames_.emplace(index, static_cast<uint32_t>(frame_table_.size()));
+    auto [it, added] = frames_.emplace(index, frame_count_);
     if (!added)
       return it->second;
+    frame_count_++;
     const Frame &f = profile_.frames.at(index);
     // The location is what the profiler shows and how it groups frames into functions. The
     // form `name (in resource)` makes a function of `name` in a library-like resource: Ruby
@@ -97,21 +121,20 @@ private:
                                                          : "";
     if (!resource.empty() && resource.find(')') == std::string::npos)
       location += " (in " + resource + ")";
-    json line = f.line ? json(f.line) : json(nullptr);
-    frame_table_.push_back(json::array(
-        {string(location), false, nullptr, nullptr, line, nullptr, frame_category(f.kind), 0}));
-    rbt_frames_.push_back(json::array({kind_name(f.kind), f.name, f.file, f.line, f.module}));
+    append_row(frame_rows_, "[" + std::to_string(string(location)) + ",false,null,null," +
+                                (f.line ? std::to_string(f.line) : std::string("null")) +
+                                ",null," + std::to_string(frame_category(f.kind)) + ",0]");
+    append_row(rbt_rows_,
+               json::array({kind_name(f.kind), f.name, f.file, f.line, f.module}).dump());
     return it->second;
   }
 
   const Profile &profile_;
   std::map<std::string, uint32_t> strings_;
-  json string_table_ = json::array();
   std::map<uint32_t, uint32_t> frames_;  // profile frame → thread frame
-  json frame_table_ = json::array();
-  json rbt_frames_ = json::array();
   std::map<std::pair<int64_t, uint32_t>, uint32_t> stacks_;
-  json stack_table_ = json::array();
+  uint32_t string_count_ = 0, frame_count_ = 0, stack_count_ = 0;
+  std::string string_rows_, frame_rows_, rbt_rows_, stack_rows_;
 };
 
 json categories() {
@@ -152,58 +175,50 @@ json marker_schema(const Profile &profile) {
   return out;
 }
 
-json write_thread(const Profile &profile, const Thread &thread,
-                  const std::vector<const Sample *> &samples,
-                  const std::vector<const Marker *> &markers) {
+constexpr const char *kMarkerSchema =
+    "{\"name\":0,\"startTime\":1,\"endTime\":2,\"phase\":3,\"category\":4,\"data\":5}";
+constexpr const char *kSampleSchema = "{\"stack\":0,\"time\":1,\"eventDelay\":2}";
+
+// One thread object's JSON text.
+std::string write_thread(const Profile &profile, const Thread &thread,
+                         const std::vector<const Sample *> &samples,
+                         const std::vector<const Marker *> &markers) {
   ThreadTables tables(profile);
-  json sample_data = json::array();
+  std::string sample_rows;
   for (const Sample *s : samples)
-    sample_data.push_back(json::array({tables.stack(s->stack), ms(s->time_ns), 0}));
-  json marker_data = json::array();
+    append_row(sample_rows, "[" + tables.stack(s->stack) + "," + ms_text(s->time_ns) + ",0]");
+  std::string marker_rows;
   for (const Marker *m : markers) {
     bool instant = m->end_ns <= m->start_ns;
     json data = {{"type", marker_type(m->name)}};
     for (const auto &[key, value] : m->data)
       data[key] = is_integer(value) ? json(std::strtoll(value.c_str(), nullptr, 10)) : json(value);
+    std::string text = data.dump();
     // A marker's stack is a one-sample "SyncProfile" thread whose stack indexes this thread's
     // stack table; the profiler turns it into the marker's cause.
-    json stack = tables.stack(m->stack);
-    if (!stack.is_null())
-      data["stack"] = {
-          {"name", "SyncProfile"},
-          {"registerTime", nullptr},
-          {"unregisterTime", nullptr},
-          {"processType", "default"},
-          {"tid", thread.tid},
-          {"pid", thread.pid},
-          {"markers",
-           {{"schema",
-             {{"name", 0}, {"startTime", 1}, {"endTime", 2}, {"phase", 3}, {"category", 4},
-              {"data", 5}}},
-            {"data", json::array()}}},
-          {"samples",
-           {{"schema", {{"stack", 0}, {"time", 1}, {"eventDelay", 2}}},
-            {"data", json::array({json::array({stack, ms(m->start_ns), 0})})}}}};
-    marker_data.push_back(json::array({tables.string(m->name), ms(m->start_ns),
-                                       instant ? json(nullptr) : json(ms(m->end_ns)),
-                                       instant ? 0 : 1, marker_category(m->category), data}));
+    std::string stack = tables.stack(m->stack);
+    if (stack != "null") {
+      text.pop_back();  // the closing brace
+      text += ",\"stack\":{\"name\":\"SyncProfile\",\"registerTime\":null,"
+              "\"unregisterTime\":null,\"processType\":\"default\",\"tid\":" +
+              std::to_string(thread.tid) + ",\"pid\":" + std::to_string(thread.pid) +
+              ",\"markers\":{\"schema\":" + kMarkerSchema +
+              ",\"data\":[]},\"samples\":{\"schema\":" + kSampleSchema + ",\"data\":[[" +
+              stack + "," + ms_text(m->start_ns) + ",0]]}}}";
+    }
+    append_row(marker_rows, "[" + std::to_string(tables.string(m->name)) + "," +
+                                ms_text(m->start_ns) + "," +
+                                (instant ? std::string("null") : ms_text(m->end_ns)) + "," +
+                                (instant ? "0" : "1") + "," +
+                                std::to_string(marker_category(m->category)) + "," + text + "]");
   }
-  json t = {{"name", thread.name.empty() ? std::to_string(thread.tid) : thread.name},
-            {"processType", "default"},
-            {"processName", thread.process_name},
-            {"pid", thread.pid},
-            {"tid", thread.tid},
-            {"registerTime", 0},
-            {"unregisterTime", nullptr},
-            {"samples",
-             {{"schema", {{"stack", 0}, {"time", 1}, {"eventDelay", 2}}}, {"data", sample_data}}},
-            {"markers",
-             {{"schema",
-               {{"name", 0}, {"startTime", 1}, {"endTime", 2}, {"phase", 3}, {"category", 4},
-                {"data", 5}}},
-              {"data", marker_data}}}};
-  tables.fill(t);
-  return t;
+  std::string name = thread.name.empty() ? std::to_string(thread.tid) : thread.name;
+  return "{\"name\":" + json_string(name) +
+         ",\"processType\":\"default\",\"processName\":" + json_string(thread.process_name) +
+         ",\"pid\":" + std::to_string(thread.pid) + ",\"tid\":" + std::to_string(thread.tid) +
+         ",\"registerTime\":0,\"unregisterTime\":null,\"samples\":{\"schema\":" + kSampleSchema +
+         ",\"data\":[" + sample_rows + "]},\"markers\":{\"schema\":" + kMarkerSchema +
+         ",\"data\":[" + marker_rows + "]}," + tables.members() + "}";
 }
 
 }  // namespace
@@ -258,15 +273,15 @@ std::optional<std::string> write_firefox(const std::vector<Profile> &profiles, s
                  {"periodType", {p.period_type.type, p.period_type.unit}}}}};
   if (p.duration_ns)
     meta["profilingEndTime"] = ms(p.duration_ns);
-  json thread_list = json::array();
-  for (const auto &[id, t] : threads)
-    thread_list.push_back(write_thread(p, t, samples[id], markers[id]));
-  json doc = {{"meta", meta},
-              {"libs", json::array()},
-              {"threads", thread_list},
-              {"processes", json::array()},
-              {"pausedRanges", json::array()}};
-  out += gzip_compress(doc.dump());
+  std::string text = "{\"meta\":" + meta.dump() + ",\"libs\":[],\"threads\":[";
+  bool first = true;
+  for (const auto &[id, t] : threads) {
+    text += first ? "" : ",";
+    text += write_thread(p, t, samples[id], markers[id]);
+    first = false;
+  }
+  text += "],\"processes\":[],\"pausedRanges\":[]}";
+  out += gzip_compress(text);
   return std::nullopt;
 }
 
