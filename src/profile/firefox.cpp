@@ -184,9 +184,11 @@ std::string write_thread(const Profile &profile, const Thread &thread,
                          const std::vector<const Sample *> &samples,
                          const std::vector<const Marker *> &markers) {
   ThreadTables tables(profile);
-  std::string sample_rows;
-  for (const Sample *s : samples)
+  std::string sample_rows, cpus;
+  for (const Sample *s : samples) {
     append_row(sample_rows, "[" + tables.stack(s->stack) + "," + ms_text(s->time_ns) + ",0]");
+    append_row(cpus, std::to_string(s->cpu));
+  }
   std::string marker_rows;
   for (const Marker *m : markers) {
     bool instant = m->end_ns <= m->start_ns;
@@ -218,7 +220,8 @@ std::string write_thread(const Profile &profile, const Thread &thread,
          ",\"pid\":" + std::to_string(thread.pid) + ",\"tid\":" + std::to_string(thread.tid) +
          ",\"registerTime\":0,\"unregisterTime\":null,\"samples\":{\"schema\":" + kSampleSchema +
          ",\"data\":[" + sample_rows + "]},\"markers\":{\"schema\":" + kMarkerSchema +
-         ",\"data\":[" + marker_rows + "]}," + tables.members() + "}";
+         ",\"data\":[" + marker_rows + "]},\"" + kSampleCpusKey + "\":[" + cpus + "]," +
+         tables.members() + "}";
 }
 
 }  // namespace

@@ -42,6 +42,8 @@ std::string marker_type(const std::string &name);
 // lists its frames exactly (kind, name, file, line, module), parallel to its frameTable.
 inline constexpr const char *kMetaKey = "rbt";
 inline constexpr const char *kFramesKey = "rbtFrames";
+// Each thread's kSampleCpusKey: the CPU of each sample, parallel to its samples.
+inline constexpr const char *kSampleCpusKey = "rbtSampleCpus";
 
 const char *kind_name(FrameKind kind);
 std::optional<FrameKind> kind_from_name(const std::string &name);

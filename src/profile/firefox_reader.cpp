@@ -87,8 +87,13 @@ struct ThreadReader {
     read_stacks();
     const json &samples = thread.at("samples");
     size_t st = column(samples, "stack"), time = column(samples, "time");
+    const json *cpus = thread.contains(kSampleCpusKey) ? &thread.at(kSampleCpusKey) : nullptr;
+    size_t index = 0;
     for (const json &row : samples.at("data")) {
       Sample s;
+      if (cpus && index < cpus->size())
+        s.cpu = cpus->at(index).get<uint32_t>();
+      index++;
       s.stack = stack(row.at(st));
       s.values = {1};
       s.time_ns = ns_of(row.at(time));

@@ -131,6 +131,9 @@ def main():
                   f"{where}: sample {i}'s time is not a number of ms")
             check(last is None or time >= last, f"{where}: samples are not sorted by time")
             last = time
+        cpus = t.get("rbtSampleCpus")
+        check(cpus is None or len(cpus) == len(samples),
+              f"{where}: rbtSampleCpus is not parallel to the samples")
         total_samples += len(samples)
         ms, markers = table("markers", MARKER_COLUMNS)
         for i, row in enumerate(markers):

@@ -30,6 +30,7 @@ Profile sample_profile() {
   uint32_t sched = p.intern({FrameKind::Kernel, "schedule", "", 0, "[kernel]"});
   auto add = [&](uint64_t t, uint32_t tid, std::vector<uint32_t> stack) {
     Sample s;
+    s.cpu = static_cast<uint32_t>(t / 10000000);  // 1..4, to see them come back
     s.stack = std::move(stack);
     s.values = {1};
     s.time_ns = t;
@@ -92,6 +93,8 @@ TEST(FirefoxProfile, round_trip_keeps_samples_markers_threads_and_lost) {
   ASSERT_EQ(out.samples.size(), 4u);
   // Thread 100 first, sorted by time; then thread 101.
   EXPECT_EQ(out.samples[0].time_ns, 10000000u);
+  EXPECT_EQ(out.samples[0].cpu, 1u);
+  EXPECT_EQ(out.samples[2].cpu, 3u);
   EXPECT_EQ(names(out, out.samples[0].stack), names(in, in.samples[1].stack));
   EXPECT_EQ(names(out, out.samples[1].stack), names(in, in.samples[2].stack));
   EXPECT_EQ(out.samples[2].tid, 101u);
