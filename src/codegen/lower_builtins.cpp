@@ -121,12 +121,13 @@ llvm::Value *Lowering::lower_arg(const Builtin &node) {
   return b_.CreateLoad(b_.getInt64Ty(), b_.byte_ptr(ctx(), kRegsArgOffsets[index]));
 }
 
-void Lowering::emit_event(uint64_t id, const std::vector<const Expr *> &args, const Type &layout) {
+void Lowering::emit_event(uint64_t id, const std::vector<const Expr *> &args, const Type &layout,
+                          bool wakeup) {
   llvm::Value *event = value_slot(8 + layout.size, "event");
   b_.CreateStore(b_.getInt64(id), event);
   for (size_t i = 0; i < args.size(); i++)
     store_value(b_.byte_ptr(event, 8 + layout.offsets[i]), layout.elems[i], *args[i]);
-  send_event(event, 8 + layout.size);
+  send_event(event, 8 + layout.size, wakeup);
 }
 
 void Lowering::send_event(llvm::Value *event, uint64_t size, bool wakeup) {

@@ -49,11 +49,7 @@ llvm::Value *Lowering::lower_marker(const Call &call) {
   action.args = Type::tuple(std::move(types));
   Type layout = action.args;
   uint64_t id = resources_.add_action(std::move(action));
-  llvm::Value *event = value_slot(8 + layout.size, "marker");
-  b_.CreateStore(b_.getInt64(id), event);
-  for (size_t i = 0; i < args.size(); i++)
-    store_value(b_.byte_ptr(event, 8 + layout.offsets[i]), layout.elems[i], *args[i]);
-  send_event(event, 8 + layout.size, /*wakeup=*/false);
+  emit_event(id, args, layout, /*wakeup=*/false);
   return nullptr;
 }
 
