@@ -155,12 +155,18 @@ const std::vector<uint32_t> &Recorder::stack(const Type &type, const uint8_t *va
     return it->second;
   std::vector<uint32_t> frames;
   bool unmapped = false;
+  auto &known = lines_[static_cast<int>(type.stack_kind)];
   for (const std::string &line : output::stack_frames(type, value)) {
-    profile::Frame f = parse_frame(type.stack_kind, line);
-    // Also a C method named by its address: its symbols were not read yet.
-    unmapped = unmapped || f.name == "[unknown]" ||
-               (f.kind == profile::FrameKind::RubyCfunc && f.name.rfind("0x", 0) == 0);
-    frames.push_back(profile_.intern(f));
+    auto [it, added] = known.try_emplace(line);
+    if (added) {
+      profile::Frame f = parse_frame(type.stack_kind, line);
+      // Also a C method named by its address: its symbols were not read yet.
+      bool unresolved = f.name == "[unknown]" ||
+                        (f.kind == profile::FrameKind::RubyCfunc && f.name.rfind("0x", 0) == 0);
+      it->second = {profile_.intern(f), unresolved};
+    }
+    unmapped = unmapped || it->second.second;
+    frames.push_back(it->second.first);
   }
   // A frame outside every mapping known now (a process between fork and exec, a library
   // being loaded) may resolve later: such a stack is not cached.

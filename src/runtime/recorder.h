@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "profile.h"
@@ -51,6 +52,8 @@ private:
   uint64_t start_ktime_ns_;  // CLOCK_MONOTONIC, the clock of nsecs
   std::map<std::tuple<int, int64_t, uint64_t>, std::vector<uint32_t>> stacks_;
   std::vector<uint32_t> uncached_[3];  // per stack kind, the last stack that was not cached
+  // Frame lines already parsed, per stack kind: line → (frame, unresolved).
+  std::unordered_map<std::string, std::pair<uint32_t, bool>> lines_[3];
   struct NamedThread {
     profile::Thread thread;
     bool from_proc = false;  // named from /proc (markers only so far), not from a sample

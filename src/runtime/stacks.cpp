@@ -2,6 +2,7 @@
 
 #include <bpf/bpf.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -55,16 +56,20 @@ std::string StackPrinter::user_frame(pid_t pid, uint64_t addr, StackMode mode) {
   }
   std::string sym, module;
   // An address outside the captured map: the process has changed its mappings since (it was
-  // captured before its exec, or it loaded a library). Capture it again, at most every 20 ms.
+  // captured before its exec, or it loaded a library). Capture it again, 20 ms apart at first;
+  // each capture that still does not map the address doubles the wait (up to 2 s), since a
+  // stack walked without frame pointers yields addresses no capture will ever map.
   if (it != processes_.end() && !mapped(it->second, addr)) {
     timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     int64_t now = static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-    auto &last = recaptured_[pid];
-    if (last == 0 || now - last > 20000000) {
-      last = now;
+    Recapture &r = recaptured_[pid];
+    if (r.at == 0 || now - r.at > r.wait_ns) {
+      r.at = now;
       capture_process(pid);
       it = processes_.find(pid);
+      bool resolved = it != processes_.end() && mapped(it->second, addr);
+      r.wait_ns = resolved ? kFirstWait : std::min<int64_t>(r.wait_ns * 2, kLongestWait);
     }
   }
   if (it != processes_.end()) {
