@@ -69,7 +69,7 @@ Result<unsigned> compile_threads() {
 
 }  // namespace
 
-int run_driver(const Options &options) {
+int run_driver(const Options &options, runtime::Timeline *timeline) {
   // Parse and check.
   SourceFile source(options.program_name, options.program_text);
   DiagnosticEngine diags(source);
@@ -100,7 +100,7 @@ int run_driver(const Options &options) {
   codegen::CodegenOptions cg;
   cg.keep_ir = options.wants_dump("ir") || options.wants_dump("ir-opt");
   cg.keep_asm = options.wants_dump("asm");
-  cg.filter_pid = options.pid > 0;
+  cg.filter_pid = options.pid > 0 && options.filter_pid_in_probes;
   cg.cpu = MachineTypes::bpf_cpu();
   auto threads = compile_threads();
   if (!threads)
@@ -164,6 +164,9 @@ int run_driver(const Options &options) {
     so.profile_out = profile_out;
     so.sum_unit = options.sum_unit;
   }
+  so.timeline = timeline;
+  so.rstack_needs_ruby = options.rstack_needs_ruby;
+  so.ringbuf_bytes = options.ringbuf_bytes;
   runtime::Session session(object->manifest, so);
   if (auto s = session.load(object->elf); !s)
     return fail(s.error(), so.verbose);
@@ -189,7 +192,7 @@ int run_driver(const Options &options) {
     return fail(s.error(), so.verbose);
   // Stop the probes before reading the maps, so printing sees a settled state.
   session.detach_probes();
-  auto printed = session.print_maps();
+  auto printed = options.print_maps_at_exit ? session.print_maps() : Status(Ok{});
   int code = session.exit_code();
   session.detach();
   if (!printed)

@@ -6,6 +6,11 @@
 
 namespace rbt {
 
-int run_driver(const Options &options);
+namespace runtime {
+class Timeline;
+}
+
+// `timeline` receives the script's sample() and marker() events (rbt record); null prints them.
+int run_driver(const Options &options, runtime::Timeline *timeline = nullptr);
 
 }  // namespace rbt

@@ -15,11 +15,14 @@
 #include "formats.h"
 #include "listing.h"
 #include "options.h"
+#include "profile_commands.h"
 
 namespace {
 
 const char *kUsage = R"(usage: rbt [options] PROGRAM-FILE [ARGS...]
        rbt [options] -e 'PROGRAM' [ARGS...]
+       rbt record [-p PID | -c 'COMMAND'] [-F HZ] [--off-cpu] [--io] [--faults] [--gc] [-o FILE]
+       rbt report [-f text|firefox|pprof|speedscope|folded|svg] [-o OUT] [--lines] [FILE]
 
 A tracing language for Linux: bpftrace's language, plus Ruby stacks (rstack).
 
@@ -63,6 +66,7 @@ examples:
 
 Ruby frames: rlabel([stack, ]i), rpath([stack, ]i), rline([stack, ]i): the frame i from the
 leaf (0, 1, ...) or the root (-1, -2, ...); strcontains(rstack, "text"): a frame's label has it.
+  rbt record -c 'ruby app.rb' --off-cpu   (then: rbt report, or profiler.firefox.com)
 
 Options come before a script file; the words after it are its $1..$N.
 )";
@@ -83,6 +87,11 @@ int usage_error(const std::string &message) {
 }  // namespace
 
 int main(int argc, char **argv) {
+  // Subcommands (see `rbt record --help`, `rbt report --help`).
+  if (argc > 1 && strcmp(argv[1], "record") == 0)
+    return rbt::record_main(argc - 1, argv + 1);
+  if (argc > 1 && strcmp(argv[1], "report") == 0)
+    return rbt::report_main(argc - 1, argv + 1);
   rbt::Options opts;
   bool have_program = false;
   bool format_given = false;

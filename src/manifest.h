@@ -103,6 +103,8 @@ enum class ActionKind : uint8_t {
   System,      // system(fmt, ...): text: printf format of the command; args: its values
   Join,        // join(argv[, sep]): text: the separator; args: kJoinArgs strings of kJoinArgSize
   HelperError, // -k: text: "file:line:col: WARNING: Failed to HELPER"; args: (int64 error)
+  Sample,      // sample(stacks...): args: (nsecs, pid, tid, cpu, comm[16], stacks...)
+  Marker,      // marker("NAME", ...): text: NAME; args: (start, end, pid, tid, ints..., stacks...)
 };
 
 // join() reads this many strings of an array, each into this many bytes (bpftrace's limits).

@@ -31,6 +31,12 @@ struct Options {
   bool verbose = false;
   bool unsafe = false;
   bool list = false;          // -l
+  // rbt record: its script filters the target itself (off-CPU markers end in other tasks) and
+  // its maps are bookkeeping, not output.
+  bool filter_pid_in_probes = true;
+  bool print_maps_at_exit = true;
+  bool rstack_needs_ruby = true;  // record: -p of a native process has empty Ruby stacks
+  uint32_t ringbuf_bytes = 0;     // record: a larger event ring buffer (0: as compiled)
   std::string list_pattern;
 
   bool wants_dump(const char *what) const {

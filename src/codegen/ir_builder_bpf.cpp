@@ -93,9 +93,10 @@ llvm::Value *IRBuilderBPF::probe_read_str(llvm::Value *dst, uint64_t size, llvm:
   return rc;
 }
 
-llvm::Value *IRBuilderBPF::ringbuf_output(llvm::Value *ringbuf, llvm::Value *data, uint64_t size) {
+llvm::Value *IRBuilderBPF::ringbuf_output(llvm::Value *ringbuf, llvm::Value *data, uint64_t size,
+                                          uint64_t flags) {
   return call_helper(BPF_FUNC_ringbuf_output, getInt64Ty(),
-                     {ringbuf, data, getInt64(size), getInt64(0)});
+                     {ringbuf, data, getInt64(size), getInt64(flags)});
 }
 
 llvm::AllocaInst *IRBuilderBPF::stack_slot(llvm::Type *type, const llvm::Twine &name,

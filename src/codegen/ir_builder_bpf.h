@@ -36,7 +36,9 @@ public:
   std::function<void(const char *helper, llvm::Value *rc)> on_read_result;
   // A read of a run-time size; the verifier must be able to bound `size` by dst's room.
   llvm::Value *probe_read(llvm::Value *dst, llvm::Value *size, llvm::Value *addr, bool user);
-  llvm::Value *ringbuf_output(llvm::Value *ringbuf, llvm::Value *data, uint64_t size);
+  // flags: 0 wakes the reader now; BPF_RB_NO_WAKEUP leaves the event for its next read.
+  llvm::Value *ringbuf_output(llvm::Value *ringbuf, llvm::Value *data, uint64_t size,
+                              uint64_t flags = 0);
 
   // A zero-initialized stack slot of `size` bytes (or of `type`), allocated in the entry block
   // so that loops do not grow the stack. Zeroing keeps padding bytes defined for the verifier.

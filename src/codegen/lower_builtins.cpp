@@ -121,7 +121,8 @@ llvm::Value *Lowering::lower_arg(const Builtin &node) {
   return b_.CreateLoad(b_.getInt64Ty(), b_.byte_ptr(ctx(), kRegsArgOffsets[index]));
 }
 
-void Lowering::emit_event(uint64_t id, const std::vector<const Expr *> &args, const Type &layout) {
+void Lowering::emit_event(uint64_t id, const std::vector<const Expr *> &args, const Type &layout,
+                          bool wakeup) {
   llvm::Value *event = value_slot(8 + layout.size, "event");
   b_.CreateStore(b_.getInt64(id), event);
   for (size_t i = 0; i < args.size(); i++) {
@@ -133,11 +134,12 @@ void Lowering::emit_event(uint64_t id, const std::vector<const Expr *> &args, co
     store_value(b_.byte_ptr(event, 8 + layout.offsets[i]), layout.elems[i], *args[i]);
     in_event_ = false;
   }
-  send_event(event, 8 + layout.size);
+  send_event(event, 8 + layout.size, wakeup);
 }
 
-void Lowering::send_event(llvm::Value *event, uint64_t size) {
-  llvm::Value *rc = b_.ringbuf_output(resources_.ringbuf(), event, size);
+void Lowering::send_event(llvm::Value *event, uint64_t size, bool wakeup) {
+  llvm::Value *rc =
+      b_.ringbuf_output(resources_.ringbuf(), event, size, wakeup ? 0 : BPF_RB_NO_WAKEUP);
   // A full ring buffer drops the event and returns -EAGAIN (its only error with flags 0); the
   // counter adds that result as it is, so a loss costs no instruction to make a 1 and a
   // delivered event costs one branch (Manifest::lost_events_name).

@@ -121,8 +121,11 @@ private:
 
   // Events
   // Writes `size` bytes at `event` to the ring buffer, counting it as lost when there is no room.
-  void send_event(llvm::Value *event, uint64_t size);
-  void emit_event(uint64_t id, const std::vector<const ast::Expr *> &args, const Type &layout);
+  // `wakeup` false: the reader is not woken (the session drains the buffer every few ms when
+  // it has a timeline); a wakeup per event would be most of a 999 Hz sample's cost.
+  void send_event(llvm::Value *event, uint64_t size, bool wakeup = true);
+  void emit_event(uint64_t id, const std::vector<const ast::Expr *> &args, const Type &layout,
+                  bool wakeup = true);
   // Registers `action` with a payload of `args` (in their storage types) and sends its event
   // (lower_actions.cpp).
   void emit_action(ActionDesc action, const std::vector<const ast::Expr *> &args);

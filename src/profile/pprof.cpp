@@ -9,6 +9,7 @@
 #include <set>
 #include <tuple>
 
+#include "gzip.h"
 #include "protobuf.h"
 #include "writers.h"
 
@@ -182,7 +183,7 @@ std::optional<std::string> write_pprof(const std::vector<Profile> &profiles, std
     strings.bytes_field(kProfileStringTable, s);
   body += strings.bytes();
   body += tail.bytes();
-  std::string zipped = gzip(body);
+  std::string zipped = gzip_compress(body);
   if (zipped.empty())
     return "compressing the pprof profile failed";
   out += zipped;

@@ -30,7 +30,5 @@ private:
   std::string out_;
 };
 
-// `data` compressed as a gzip member (zlib; no file name, mtime 0, so the bytes are stable).
-std::string gzip(std::string_view data);
 
 }  // namespace rbt::profile

@@ -63,6 +63,38 @@ std::optional<std::string> read_file(const std::string &path) {
   return s.str();
 }
 
+// A sample() or marker() event as text, for scripts run without a recorder: its fields, then
+// its stacks' frames as print() shows stacks.
+std::string describe_timeline_event(const ActionDesc &action, const uint8_t *payload) {
+  auto u64 = [&](size_t i) {
+    uint64_t v;
+    memcpy(&v, payload + action.args.offsets[i], 8);
+    return v;
+  };
+  std::string out;
+  size_t first_stack;
+  if (action.kind == ActionKind::Sample) {
+    out = "sample: nsecs=" + std::to_string(u64(0)) + " pid=" + std::to_string(u64(1)) +
+          " tid=" + std::to_string(u64(2)) + " cpu=" + std::to_string(u64(3)) + " comm=" +
+          output::load_string(action.args.elems[4], payload + action.args.offsets[4]);
+    first_stack = 5;
+  } else {
+    out = "marker " + action.text + ": start=" + std::to_string(u64(0)) +
+          " end=" + std::to_string(u64(1)) + " pid=" + std::to_string(u64(2)) +
+          " tid=" + std::to_string(u64(3));
+    first_stack = 4;
+    while (first_stack < action.args.elems.size() && !action.args.elems[first_stack].is_stack()) {
+      out += " " + std::to_string(static_cast<int64_t>(u64(first_stack)));
+      first_stack++;
+    }
+  }
+  out += "\n";
+  for (size_t i = first_stack; i < action.args.elems.size(); i++)
+    for (auto &frame : output::stack_frames(action.args.elems[i], payload + action.args.offsets[i]))
+      out += "        " + frame + "\n";
+  return out;
+}
+
 }  // namespace
 
 EventReader::EventReader(const Manifest &manifest, output::Writer &writer,
@@ -189,6 +221,14 @@ void EventReader::run_action(size_t index, const uint8_t *payload) {
     writer_.message(output::MessageKind::Join, joined);
     break;
   }
+  case ActionKind::Sample:
+  case ActionKind::Marker:
+    if (timeline)
+      action.kind == ActionKind::Sample ? timeline->on_sample(action, payload)
+                                        : timeline->on_marker(action, payload);
+    else
+      writer_.message(output::MessageKind::Printf, describe_timeline_event(action, payload));
+    break;
   case ActionKind::HelperError: {
     int64_t rc;
     memcpy(&rc, payload, sizeof(rc));

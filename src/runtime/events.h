@@ -13,6 +13,7 @@
 #include "manifest.h"
 #include "output/writer.h"
 #include "result.h"
+#include "timeline.h"
 
 namespace rbt::runtime {
 
@@ -33,6 +34,8 @@ public:
   bool exit_requested() const { return exit_requested_; }
   // Called for EventId::NewProcess: a process whose stacks we will print was first seen.
   std::function<void(pid_t)> on_new_process;
+  // sample() and marker() events go here when set (rbt record), else they print as text.
+  Timeline *timeline = nullptr;
   int exit_code() const { return exit_code_; }
 
 private:

@@ -24,6 +24,9 @@ namespace rbt::runtime {
 
 namespace {
 
+// How often the ring buffer is read when the programs send events without a wakeup.
+constexpr int kTimelineDrainMs = 20;
+
 // libbpf's messages go to the session's log instead of stderr; -v echoes them.
 std::string *g_log = nullptr;
 bool g_echo = false;
@@ -131,6 +134,11 @@ Status Session::load(const std::vector<char> &elf) {
     return make_error("opening the compiled BPF object", strerror(err),
                       "please report this with the script that caused it", err);
   }
+  // A larger ring buffer (rbt record): room for the events that arrive while the reader
+  // symbolizes stacks of processes it has not met yet.
+  if (options_.ringbuf_bytes)
+    if (bpf_map *rb = bpf_object__find_map_by_name(obj_, manifest_.ringbuf_name.c_str()))
+      bpf_map__set_max_entries(rb, options_.ringbuf_bytes);
   // Keep kernel-side names readable in bpftool: rbt's own programs are "probe_N".
   // -d verifier: the kernel keeps a log per program when asked before loading.
   std::vector<std::pair<bpf_program *, std::vector<char>>> logs;
@@ -175,6 +183,7 @@ Status Session::load(const std::vector<char> &elf) {
   stacks_ = std::make_unique<StackPrinter>(manifest_, obj_);
   write_config();
   events_->on_new_process = [this](pid_t pid) { stacks_->capture_process(pid); };
+  events_->timeline = options_.timeline;
   ruby_ = ruby::RubyStacks::open(obj_, options_.verbose);
   if (ruby_)
     if (auto s = ruby_->fill_layouts(); !s)
@@ -288,8 +297,12 @@ Status Session::attach() {
   // the probes attach: a probe meeting a process not in rbt_ruby_procs yet records an empty
   // stack, so -p's first samples would be empty while the process is inspected.
   if (ruby_ && options_.pid > 0)
-    if (auto s = ruby_->add_process(options_.pid, !options_.command.empty()); !s)
-      return s;
+    if (auto s = ruby_->add_process(options_.pid, !options_.command.empty()); !s) {
+      if (options_.rstack_needs_ruby)
+        return s;
+      if (options_.verbose)  // rbt record: a native process is recorded without Ruby stacks
+        fprintf(stderr, "rbt: note: %s: %s\n", s.error().what.c_str(), s.error().why.c_str());
+    }
   start_wall_ns_ = clock_ns(CLOCK_REALTIME);
   start_mono_ns_ = clock_ns(CLOCK_MONOTONIC);
   AttachTarget target;
@@ -319,8 +332,11 @@ void Session::announce() {
 
 void Session::drain_events() {
   events_->drain();
-  if (uint64_t n = lost_ ? lost_->take_new() : 0)
+  if (uint64_t n = lost_ ? lost_->take_new() : 0) {
     writer_->lost_events(n);
+    if (options_.timeline)
+      options_.timeline->on_lost(n);
+  }
 }
 
 Status Session::run() {
@@ -351,6 +367,9 @@ Status Session::run() {
     }
   }
 
+  bool timeline_events = false;
+  for (const ActionDesc &a : manifest_.actions)
+    timeline_events = timeline_events || a.kind == ActionKind::Sample || a.kind == ActionKind::Marker;
   bool stop = events_->exit_requested() || (child_.pid() > 0 && child_.reap());
   // As bpftrace does: with only BEGIN/END probes nothing more can happen once BEGIN has run,
   // so the session ends (END runs next), unless a -c command or -p process is still to end it.
@@ -364,11 +383,19 @@ Status Session::run() {
     // rstack learns about Ruby processes by polling: every 2 ms while a -c child is becoming
     // Ruby, then every 50 ms for processes the probes met.
     int timeout = !ruby_ ? -1 : ruby_->watching() ? 2 : 50;
+    // sample() and marker() do not wake the reader (lower_timeline.cpp): drain every 20 ms.
+    if (timeline_events && (timeout < 0 || timeout > kTimelineDrainMs))
+      timeout = kTimelineDrainMs;
     int n = epoll_wait(ep, ready, 3, timeout);
     if (ruby_)
       ruby_->poll();
     if (n < 0 && errno == EINTR)
       continue;
+    if (n == 0 && timeline_events) {
+      drain_events();
+      writer_->flush();
+      stop = events_->exit_requested();
+    }
     for (int i = 0; i < n; i++) {
       if (ready[i].data.fd == pidfd) {
         stop = true;

@@ -37,6 +37,9 @@ struct SessionOptions {
   std::optional<profile::Format> profile_format;
   std::FILE *profile_out = nullptr;
   std::string sum_unit = "count";  // --sum-unit: what sum() maps add up
+  Timeline *timeline = nullptr;   // receives sample()/marker() events (rbt record); may be null
+  bool rstack_needs_ruby = true;  // -p must be a Ruby when the script uses rstack (not record)
+  uint32_t ringbuf_bytes = 0;     // the event ring buffer's size (a power of 2); 0: as compiled
 };
 
 class Session {

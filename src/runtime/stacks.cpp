@@ -2,8 +2,10 @@
 
 #include <bpf/bpf.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 
 namespace rbt::runtime {
 
@@ -32,6 +34,13 @@ const ElfFile *StackPrinter::elf(const std::string &path, pid_t pid) {
 }
 
 namespace {
+bool mapped(const std::vector<Mapping> &maps, uint64_t addr) {
+  for (const Mapping &m : maps)
+    if (addr >= m.start && addr < m.end)
+      return true;
+  return false;
+}
+
 std::string hex(uint64_t v) {
   char buf[24];
   snprintf(buf, sizeof(buf), "0x%llx", static_cast<unsigned long long>(v));
@@ -46,6 +55,23 @@ std::string StackPrinter::user_frame(pid_t pid, uint64_t addr, StackMode mode) {
     it = processes_.find(pid);
   }
   std::string sym, module;
+  // An address outside the captured map: the process has changed its mappings since (it was
+  // captured before its exec, or it loaded a library). Capture it again, 20 ms apart at first;
+  // each capture that still does not map the address doubles the wait (up to 2 s), since a
+  // stack walked without frame pointers yields addresses no capture will ever map.
+  if (it != processes_.end() && !mapped(it->second, addr)) {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    int64_t now = static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+    Recapture &r = recaptured_[pid];
+    if (r.at == 0 || now - r.at > r.wait_ns) {
+      r.at = now;
+      capture_process(pid);
+      it = processes_.find(pid);
+      bool resolved = it != processes_.end() && mapped(it->second, addr);
+      r.wait_ns = resolved ? kFirstWait : std::min<int64_t>(r.wait_ns * 2, kLongestWait);
+    }
+  }
   if (it != processes_.end()) {
     for (const Mapping &m : it->second) {
       if (addr < m.start || addr >= m.end)

@@ -44,6 +44,13 @@ private:
   bpf_object *obj_;
   KernelSymbols kernel_;
   std::map<pid_t, std::vector<Mapping>> processes_;
+  // When each process's map was captured again, and how long to wait before the next time.
+  static constexpr int64_t kFirstWait = 20000000, kLongestWait = 2000000000;  // ns
+  struct Recapture {
+    int64_t at = 0;
+    int64_t wait_ns = kFirstWait;
+  };
+  std::map<pid_t, Recapture> recaptured_;
   std::map<std::string, std::unique_ptr<ElfFile>> elves_;  // null: not readable
 };
 

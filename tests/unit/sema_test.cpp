@@ -148,3 +148,21 @@ TEST(Sema, ruby_frames_are_strings_and_ints_from_a_literal_index) {
   EXPECT_EQ(first_error(Checked("uprobe:libc:getpid { @x = rline(ustack, 0); }")),
             "rline()'s stack must be an rstack value, not ustack[127]");
 }
+
+TEST(Sema, timeline_builtins_take_stacks_and_integer_fields) {
+  Checked ok("profile:hz:99 { sample(rstack, ustack(perf, 127), kstack); "
+             "marker(\"x\", nsecs, nsecs, pid, tid, 1, 2, kstack, rstack); }");
+  EXPECT_TRUE(ok.ok) << ok.errors();
+  Checked not_stack("BEGIN { sample(1); }");
+  EXPECT_NE(not_stack.errors().find("sample()'s arguments must be stacks"), std::string::npos);
+  Checked twice("BEGIN { sample(kstack, kstack); }");
+  EXPECT_NE(twice.errors().find("sample() takes one kstack"), std::string::npos);
+  Checked name("BEGIN { $n = \"x\"; marker($n, 1, 2, 3, 4); }");
+  EXPECT_NE(name.errors().find("marker()'s name must be a string literal"), std::string::npos);
+  Checked order("BEGIN { marker(\"x\", 1, 2, 3, 4, kstack, 5); }");
+  EXPECT_NE(order.errors().find("integer fields come before its stacks"), std::string::npos);
+  Checked many("BEGIN { marker(\"x\", 1, 2, 3, 4, 1, 2, 3, 4, 5); }");
+  EXPECT_NE(many.errors().find("at most four integer fields"), std::string::npos);
+  Checked str("BEGIN { marker(\"x\", 1, 2, 3, \"t\"); }");
+  EXPECT_NE(str.errors().find("marker()'s tid must be an integer"), std::string::npos);
+}

@@ -1,0 +1,98 @@
+// Type checks for the timeline builtins, sample() and marker(): events that `rbt record` (or
+// any script run with a recorder) puts on a thread's timeline. Each stack kind may appear
+// once, so the recorder knows which stack is Ruby, native or kernel without guessing.
+
+#include "type_checker.h"
+
+namespace rbt::sema {
+
+using namespace ast;
+
+namespace {
+const char *stack_kind_name(StackKind kind) {
+  switch (kind) {
+  case StackKind::Kernel: return "kstack";
+  case StackKind::User: return "ustack";
+  case StackKind::Ruby: return "rstack";
+  }
+  return "stack";
+}
+}  // namespace
+
+// sample([rstack][, ustack][, kstack]): the current thread's time, ids, CPU and comm are added
+// by the lowering; the arguments are the stacks to walk, in any order, each kind once.
+Type TypeChecker::check_sample(const Call &call) {
+  bool ok = true, seen[3] = {false, false, false};
+  for (const Expr *a : call.args) {
+    Type t = check_expr(*a);
+    if (t.is_none()) {
+      ok = false;
+      continue;
+    }
+    if (!t.is_stack()) {
+      diags_.error(a->range, "sample()'s arguments must be stacks (rstack, ustack, kstack), not " +
+                                 t.name());
+      ok = false;
+      continue;
+    }
+    bool &s = seen[static_cast<int>(t.stack_kind)];
+    if (s) {
+      diags_.error(a->range, std::string("sample() takes one ") + stack_kind_name(t.stack_kind));
+      ok = false;
+    }
+    s = true;
+  }
+  return ok ? Type::void_type() : Type::none();
+}
+
+// marker("NAME", start, end, pid, tid[, int...][, stack...]): an interval (end == start: an
+// instant) of thread `tid` with up to four integer fields and its stacks. Times are nsecs
+// values; the thread is explicit because intervals such as off-CPU time end in another task's
+// context (sched_switch runs in the task that leaves the CPU).
+Type TypeChecker::check_marker(const Call &call) {
+  bool ok = true;
+  auto *name = dyn_cast<StrLit>(call.args[0]);
+  if (!name) {
+    check_expr(*call.args[0]);
+    diags_.error(call.args[0]->range, "marker()'s name must be a string literal");
+    ok = false;
+  } else {
+    info_.types[name] = Type::string(static_cast<uint32_t>(name->value.size() + 1));
+  }
+  static const char *kFixed[] = {"start", "end", "pid", "tid"};
+  bool seen[3] = {false, false, false};
+  bool stacks = false;
+  int ints = 0;
+  for (size_t i = 1; i < call.args.size(); i++) {
+    const Expr &a = *call.args[i];
+    Type t = check_expr(a);
+    if (t.is_none()) {
+      ok = false;
+      continue;
+    }
+    if (i <= 4) {
+      ok = expect_int(a, t, std::string("marker()'s ") + kFixed[i - 1]) && ok;
+      continue;
+    }
+    if (t.is_stack()) {
+      bool &s = seen[static_cast<int>(t.stack_kind)];
+      if (s) {
+        diags_.error(a.range, std::string("marker() takes one ") + stack_kind_name(t.stack_kind));
+        ok = false;
+      }
+      s = stacks = true;
+    } else if (!t.is_scalar()) {
+      diags_.error(a.range, "marker()'s fields must be integers or stacks, not " + t.name());
+      ok = false;
+    } else if (stacks) {
+      diags_.error(a.range, "marker()'s integer fields come before its stacks");
+      ok = false;
+    } else if (++ints > 4) {
+      diags_.error(a.range, "marker() takes at most four integer fields");
+      ok = false;
+    }
+  }
+  return ok ? Type::void_type() : Type::none();
+}
+
+}  // namespace rbt::sema
