@@ -1,0 +1,41 @@
+/* Native (C) stack unwinding by DWARF CFI: the compact rows rbt's runtime builds from each
+ * binary's .eh_frame (src/runtime/unwind/unwind_table.cpp) for a BPF walker to use. One header
+ * for both sides, as ruby_layouts.h, so the record cannot drift between them.
+ *
+ * Why CFI: Debian's libruby, libc and libz are built without frame pointers, so following rbp
+ * (what the kernel's user stacks do) is wrong through them. A row says, for every pc from its
+ * own up to the next row's, how to find the caller's frame:
+ *   CFA  = rsp + cfa_off  or  rbp + cfa_off  (the caller's rsp before the call)
+ *   ra   = *(CFA - 8)                         (x86_64: always, or the frame is the outermost)
+ *   rbp' = *(CFA + rbp_off) when the frame saved rbp, else rbp unchanged.
+ * x86_64 only. Kept as plain C for clang -target bpf. */
+#ifndef RBT_NATIVE_UNWIND_H
+#define RBT_NATIVE_UNWIND_H
+
+#include <linux/types.h>
+
+/* cfa_kind: how the CFA is computed at this pc. */
+#define RBT_UNWIND_STOP 0    /* no CFI covers this pc, or a rule rbt cannot follow: walk ends */
+#define RBT_UNWIND_CFA_RSP 1 /* CFA = rsp + cfa_off */
+#define RBT_UNWIND_CFA_RBP 2 /* CFA = rbp + cfa_off */
+/* A PLT stub (the one DWARF expression every linker emits for .plt): CFA = rsp + cfa_off, plus
+ * 8 more once (pc & 15) >= rbp_off, i.e. after the stub's push. */
+#define RBT_UNWIND_CFA_PLT 3
+#define RBT_UNWIND_END 4 /* the return address is undefined: the outermost frame (_start, clone) */
+
+/* rbp_kind: where the caller's rbp is. */
+#define RBT_UNWIND_RBP_SAME 0  /* unchanged by this frame */
+#define RBT_UNWIND_RBP_SAVED 1 /* at CFA + rbp_off */
+#define RBT_UNWIND_RBP_LOST 2  /* not recoverable (undefined, or a rule rbt cannot follow) */
+
+/* One row. pc is a virtual address of the binary as linked (add the load bias for a process's
+ * address); binaries whose code lies above 4 GiB are refused by the builder. */
+struct rbt_unwind_row {
+  __u32 pc;
+  __s32 cfa_off;
+  __s16 rbp_off;
+  __u8 cfa_kind;
+  __u8 rbp_kind;
+};
+
+#endif
