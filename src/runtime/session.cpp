@@ -17,6 +17,7 @@
 #include "output/value_format.h"
 #include "output/timestamp.h"
 #include "stacks.h"
+#include "unwind/native_frames.h"
 
 namespace rbt::runtime {
 
@@ -114,6 +115,7 @@ void Session::detach() {
   output::set_timestamp_text(nullptr);
   stacks_.reset();
   ruby_.reset();
+  native_.reset();
   if (obj_) {
     bpf_object__close(obj_);
     obj_ = nullptr;
@@ -177,7 +179,14 @@ Status Session::load(const std::vector<char> &elf) {
   if (ruby_)
     if (auto s = ruby_->fill_layouts(); !s)
       return s;
+  native_ = NativeStacks::open(obj_, options_.verbose);
+  if (native_)  // a library mapped since: its frames must name after the process exits
+    native_->on_remapped = [this](pid_t pid) { stacks_->capture_process(pid); };
   output::set_stack_frames([this](const Type &t, const uint8_t *v) {
+    if (t.stack_kind == StackKind::Native)
+      return native_frame_lines(v, native_.get(), *stacks_);
+    if (t.stack_kind == StackKind::Mixed)
+      return mixed_frame_lines(v, ruby_.get(), native_.get(), *stacks_);
     if (t.stack_kind == StackKind::Ruby) {
       uint64_t id;
       memcpy(&id, v, 8);
@@ -267,6 +276,8 @@ Status Session::attach() {
   if (ruby_ && options_.pid > 0)
     if (auto s = ruby_->add_process(options_.pid, !options_.command.empty()); !s)
       return s;
+  if (native_ && options_.pid > 0)
+    native_->add_process(options_.pid);
   AttachTarget target;
   target.pid = options_.pid;
   for (auto &p : manifest_.probes) {
@@ -331,10 +342,13 @@ Status Session::run() {
     epoll_event ready[3];
     // rstack learns about Ruby processes by polling: every 2 ms while a -c child is becoming
     // Ruby, then every 50 ms for processes the probes met.
-    int timeout = !ruby_ ? -1 : ruby_->watching() ? 2 : 50;
+    // nstack maps processes (and their new libraries) the same way, every 50 ms.
+    int timeout = ruby_ && ruby_->watching() ? 2 : ruby_ || native_ ? 50 : -1;
     int n = epoll_wait(ep, ready, 3, timeout);
     if (ruby_)
       ruby_->poll();
+    if (native_)
+      native_->poll();
     if (n < 0 && errno == EINTR)
       continue;
     for (int i = 0; i < n; i++) {

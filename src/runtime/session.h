@@ -18,6 +18,7 @@
 #include "output/writer.h"
 #include "result.h"
 #include "ruby/ruby_stacks.h"
+#include "unwind/native_stacks.h"
 
 namespace rbt::runtime {
 
@@ -70,6 +71,7 @@ private:
   void drain_events();  // reads the ring buffer, then reports events it dropped
   std::unique_ptr<class StackPrinter> stacks_;
   std::unique_ptr<ruby::RubyStacks> ruby_;  // rstack: null when the script does not use it
+  std::unique_ptr<NativeStacks> native_;    // nstack, rstack(native): null when unused
   ChildProcess child_;
   std::string log_;
 };

@@ -38,4 +38,39 @@ struct rbt_unwind_row {
   __u8 rbp_kind;
 };
 
+/* Per process: its executable mappings that have unwind rows, sorted by start. */
+#define RBT_UNWIND_MAX_ROWS (1 << 18)   /* rows of every binary together (rbt_unwind_rows) */
+#define RBT_UNWIND_MAX_MAPPINGS 128     /* per process; more are left out (their frames stop) */
+#define RBT_UNWIND_SEARCH_STEPS 19      /* binary search steps: 2^19 > one binary's rows */
+#define RBT_NATIVE_DEFAULT_DEPTH 64
+#define RBT_NATIVE_MAX_DEPTH 128
+
+struct rbt_unwind_mapping {
+  __u64 start, end; /* [start, end) of the mapping in the process */
+  __u64 bias;       /* process address minus the binary's vaddr */
+  __u32 first_row;  /* the binary's rows in rbt_unwind_rows: [first_row, first_row + rows) */
+  __u32 rows;
+};
+
+struct rbt_unwind_proc {
+  __u32 count; /* mappings used */
+  __u32 pad;
+  struct rbt_unwind_mapping maps[RBT_UNWIND_MAX_MAPPINGS];
+};
+
+/* A walked native stack, leaf first: pcs[0] is where the thread was, the rest return
+ * addresses. `stop` says why the walk ended (RBT_NATIVE_STOP_*). */
+#define RBT_NATIVE_STOP_END 0      /* the outermost frame: the stack is complete */
+#define RBT_NATIVE_STOP_DEPTH 1    /* the depth limit */
+#define RBT_NATIVE_STOP_UNKNOWN 2  /* a pc in no mapping rbt has rows for (new library, JIT) */
+#define RBT_NATIVE_STOP_NO_CFI 3   /* the binary's CFI does not cover the pc */
+#define RBT_NATIVE_STOP_READ 4     /* a read of the stack failed */
+struct rbt_native_stack {
+  __u32 tgid;
+  __u32 count;
+  __u32 stop;
+  __u32 pad;
+  __u64 pcs[RBT_NATIVE_MAX_DEPTH];
+};
+
 #endif

@@ -166,13 +166,28 @@ std::string RubyStacks::cfunc_name(uint64_t key, uint64_t addr) {
   return sym->substr(0, sym->find('+'));
 }
 
+std::string RubyStacks::interpreter(pid_t pid) const {
+  auto it = processes_.lower_bound(key_of(pid, 0));
+  std::string binary;
+  for (; it != processes_.end() && it->second.pid == pid; ++it)
+    binary = it->second.binary;  // the latest start of this pid
+  return binary;
+}
+
 std::vector<std::string> RubyStacks::frames(uint64_t stack_id) {
   std::vector<std::string> out;
+  for (auto &f : frame_lines(stack_id))
+    out.push_back(std::move(f.text));
+  return out;
+}
+
+std::vector<RubyStacks::FrameLine> RubyStacks::frame_lines(uint64_t stack_id) {
+  std::vector<FrameLine> out;
   if (stack_id == 0)
     return out;
   auto stack = std::make_unique<rbt_ruby_stack>();
   if (bpf_map_lookup_elem(stacks_fd_, &stack_id, stack.get()) != 0) {
-    out.push_back("[unknown Ruby stack]");
+    out.push_back({"[unknown Ruby stack]"});
     return out;
   }
   uint32_t count = stack->count < RBT_RUBY_MAX_DEPTH ? stack->count : RBT_RUBY_MAX_DEPTH;
@@ -180,7 +195,7 @@ std::vector<std::string> RubyStacks::frames(uint64_t stack_id) {
     rbt_ruby_frame_key key{stack->frames[i].addr, stack->frames[i].pc, stack->tgid, stack->start};
     rbt_ruby_frame f{};
     if (bpf_map_lookup_elem(frames_fd_, &key, &f) != 0) {
-      out.push_back("[frame evicted]");
+      out.push_back({"[frame evicted]"});
       continue;
     }
     std::string label = bounded(f.label, sizeof(f.label));
@@ -192,18 +207,18 @@ std::vector<std::string> RubyStacks::frames(uint64_t stack_id) {
         snprintf(hex, sizeof(hex), "0x%llx", static_cast<unsigned long long>(f.cfunc));
         label = hex;
       }
-      out.push_back(label + " <cfunc>");
+      out.push_back({label + " <cfunc>", f.cfunc});
     } else {
-      out.push_back(label + " (" + bounded(f.path, sizeof(f.path)) + ":" +
-                    std::to_string(f.line) + ")");
+      out.push_back({label + " (" + bounded(f.path, sizeof(f.path)) + ":" +
+                     std::to_string(f.line) + ")"});
     }
   }
   uint32_t cut = stack->truncated & ~RBT_RUBY_TRUNCATED_AT_LEAST;
   if (stack->truncated & RBT_RUBY_TRUNCATED_AT_LEAST)
-    out.push_back(cut ? "[... at least " + std::to_string(cut) + " more frames]"
-                      : "[... more frames not read]");
+    out.push_back({cut ? "[... at least " + std::to_string(cut) + " more frames]"
+                       : "[... more frames not read]"});
   else if (cut)
-    out.push_back("[... " + std::to_string(cut) + " more frames]");
+    out.push_back({"[... " + std::to_string(cut) + " more frames]"});
   return out;
 }
 

@@ -37,6 +37,16 @@ public:
   // Frame lines of a stack, leaf first: `label (path:line)`, C methods `label <cfunc>`, and a
   // last line `[... N more frames]` when the walk hit the depth limit. Empty for id 0.
   std::vector<std::string> frames(uint64_t stack_id);
+  // The same lines with each C method's function address (0 for Ruby frames and markers),
+  // for the mixed stack.
+  struct FrameLine {
+    std::string text;
+    uint64_t cfunc = 0;
+  };
+  std::vector<FrameLine> frame_lines(uint64_t stack_id);
+  // The interpreter's binary (libruby or the ruby executable) as `pid` sees it; empty if not
+  // known as a Ruby.
+  std::string interpreter(pid_t pid) const;
 
 private:
   RubyStacks(bpf_object *obj, bool verbose);

@@ -283,6 +283,20 @@ Result<UnwindTable> build_unwind_table(const std::string &path) {
   return table;
 }
 
+std::vector<uint64_t> cfi_function_starts(const std::string &path) {
+  if (elf_version(EV_CURRENT) == EV_NONE)
+    return {};
+  OpenElf f;
+  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (f.fd < 0)
+    return {};
+  f.elf = elf_begin(f.fd, ELF_C_READ_MMAP, nullptr);
+  if (!f.elf || elf_kind(f.elf) != ELF_K_ELF)
+    return {};
+  auto starts = fde_starts(f.elf);
+  return starts ? std::move(*starts) : std::vector<uint64_t>{};
+}
+
 std::string describe_row(const rbt_unwind_row &row) {
   auto off = [](int64_t v) { return (v < 0 ? "-" : "+") + std::to_string(v < 0 ? -v : v); };
   switch (row.cfa_kind) {

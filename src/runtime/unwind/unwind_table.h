@@ -25,6 +25,10 @@ struct UnwindTable {
 // them, or with code above 4 GiB.
 Result<UnwindTable> build_unwind_table(const std::string &path);
 
+// The start of every function the file's CFI describes (its FDEs), sorted: where functions
+// begin in a stripped binary, whose static functions have no symbol. Empty when unreadable.
+std::vector<uint64_t> cfi_function_starts(const std::string &path);
+
 // "rsp+8 rbp=c-16" style text of a row, for tests and -d output (readelf's frames-interp
 // spelling: c-16 = CFA-16, u = unchanged).
 std::string describe_row(const rbt_unwind_row &row);
