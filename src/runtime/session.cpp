@@ -347,8 +347,13 @@ Status Session::run() {
     int n = epoll_wait(ep, ready, 3, timeout);
     if (ruby_)
       ruby_->poll();
-    if (native_)
+    if (native_) {
       native_->poll();
+      // The -p/-c target's libraries (a require'd C extension) are mapped before their first
+      // event when the mappings are looked at anyway: a cheap read when nothing changed.
+      if (options_.pid > 0)
+        native_->add_process(options_.pid);
+    }
     if (n < 0 && errno == EINTR)
       continue;
     for (int i = 0; i < n; i++) {

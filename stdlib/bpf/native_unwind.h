@@ -39,7 +39,7 @@ struct rbt_unwind_row {
 };
 
 /* Per process: its executable mappings that have unwind rows, sorted by start. */
-#define RBT_UNWIND_MAX_ROWS (1 << 18)   /* rows of every binary together (rbt_unwind_rows) */
+#define RBT_UNWIND_MAX_ROWS (1 << 20)   /* rows of every binary together (rbt_unwind_rows) */
 #define RBT_UNWIND_MAX_MAPPINGS 128     /* per process; more are left out (their frames stop) */
 #define RBT_UNWIND_SEARCH_STEPS 19      /* binary search steps: 2^19 > one binary's rows */
 #define RBT_NATIVE_DEFAULT_DEPTH 64

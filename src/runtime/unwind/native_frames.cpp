@@ -67,6 +67,11 @@ std::vector<std::string> mixed_frame_lines(const uint8_t *value, ruby::RubyStack
       native_frames.push_back({f.function, interp});
       user.push_back(std::move(f));
     }
+    // A walk that stopped early says so where it stopped, rootward of the frames it has.
+    if (const char *why = stop_reason(stack->stop)) {
+      native_frames.push_back({0, false});
+      user.push_back({0, why, {}});
+    }
   }
 
   uint8_t kvalue[16];
