@@ -342,8 +342,8 @@ Status Session::run() {
     epoll_event ready[3];
     // rstack learns about Ruby processes by polling: every 2 ms while a -c child is becoming
     // Ruby, then every 50 ms for processes the probes met.
-    // nstack maps processes (and their new libraries) the same way, every 50 ms.
-    int timeout = ruby_ && ruby_->watching() ? 2 : ruby_ || native_ ? 50 : -1;
+    // nstack maps processes (and their new libraries) the same way, every 10 ms.
+    int timeout = ruby_ && ruby_->watching() ? 2 : native_ ? 10 : ruby_ ? 50 : -1;
     int n = epoll_wait(ep, ready, 3, timeout);
     if (ruby_)
       ruby_->poll();

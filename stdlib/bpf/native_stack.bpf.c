@@ -58,14 +58,34 @@ struct {
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
   __uint(max_entries, 16384);
-  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __uint(map_flags, BPF_F_NO_PREALLOC);  // 1 KiB a stack: allocated on use
   __type(key, __u64);
   __type(value, struct rbt_native_stack);
 } rbt_native_stacks SEC(".maps");
 
+// pc → row, per CPU, direct mapped: return addresses repeat from sample to sample, and a hit
+// skips both binary searches. Keyed by the process and its mappings' generation too, so an
+// exec or a remapping never reuses another image's rows.
+struct row_cache_entry {
+  __u64 pc;
+  __u32 tgid, generation;
+  struct rbt_unwind_row row;
+};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, RBT_UNWIND_CACHE);
+  __type(key, __u32);
+  __type(value, struct row_cache_entry);
+} rbt_unwind_cache SEC(".maps");
+
+#define STACK_CHUNK 2048
+
 struct native_scratch {
   __u64 ip, sp, bp, hash;
   __u32 max, done;
+  __u64 chunk_base, chunk_len;  // the user stack's bytes [base, base + len) in chunk
+  __u8 chunk[STACK_CHUNK];
   struct rbt_native_stack stack;
 };
 
@@ -131,6 +151,26 @@ static __always_inline __u64 read_u64(__u64 addr, int *err) {
   return v;
 }
 
+// A word of the user stack. Reads of user memory dominate the walk's cost, and the walk moves
+// up the stack: one read of STACK_CHUNK bytes serves the frames above it until a word falls
+// past its end. Near the stack's top a chunk may not be readable: then the word alone.
+static __always_inline __u64 stack_word(struct native_scratch *s, __u64 addr, int *err) {
+  __u64 off = addr - s->chunk_base;
+  if (addr < s->chunk_base || off + 8 > s->chunk_len) {
+    if (bpf_probe_read_user(s->chunk, STACK_CHUNK, (const void *)addr)) {
+      s->chunk_len = 0;
+      return read_u64(addr, err);
+    }
+    s->chunk_base = addr;
+    s->chunk_len = STACK_CHUNK;
+    off = 0;
+  }
+  off &= STACK_CHUNK - 1;
+  if (off > STACK_CHUNK - 8)
+    return read_u64(addr, err);
+  return *(__u64 *)(s->chunk + off);
+}
+
 // One frame: records the pc, then steps to the caller. Returns 1 to end the walk.
 static long unwind_one(__u64 index, void *ctx) {
   struct native_scratch *s = ((struct native_ctx *)ctx)->s;
@@ -145,14 +185,29 @@ static long unwind_one(__u64 index, void *ctx) {
   s->hash = (s->hash ^ s->ip) * 0x100000001b3ULL;
   // A return address points after its call: look the caller up at the call itself.
   __u64 pc = n == 0 ? s->ip : s->ip - 1;
-  struct rbt_unwind_mapping *m = mapping_of(proc, pc);
-  if (!m) {
-    s->stack.stop = RBT_NATIVE_STOP_UNKNOWN;
+  __u32 slot = (__u32)((pc ^ (pc >> 12) ^ s->stack.tgid) & (RBT_UNWIND_CACHE - 1));
+  struct row_cache_entry *c = bpf_map_lookup_elem(&rbt_unwind_cache, &slot);
+  if (!c)
     return 1;
+  struct rbt_unwind_row *r = &c->row;
+  if (c->pc != pc || c->tgid != s->stack.tgid || c->generation != proc->generation) {
+    struct rbt_unwind_mapping *m = mapping_of(proc, pc);
+    if (!m) {
+      s->stack.stop = RBT_NATIVE_STOP_UNKNOWN;
+      return 1;
+    }
+    __u64 vaddr = pc - m->bias;
+    struct rbt_unwind_row *found = vaddr >> 32 ? 0 : row_of(m, vaddr);
+    if (!found) {
+      s->stack.stop = RBT_NATIVE_STOP_NO_CFI;
+      return 1;
+    }
+    c->pc = pc;
+    c->tgid = s->stack.tgid;
+    c->generation = proc->generation;
+    c->row = *found;
   }
-  __u64 vaddr = pc - m->bias;
-  struct rbt_unwind_row *r = vaddr >> 32 ? 0 : row_of(m, vaddr);
-  if (!r || r->cfa_kind == RBT_UNWIND_STOP) {
+  if (r->cfa_kind == RBT_UNWIND_STOP) {
     s->stack.stop = RBT_NATIVE_STOP_NO_CFI;
     return 1;
   }
@@ -174,13 +229,11 @@ static long unwind_one(__u64 index, void *ctx) {
     return 1;
   }
   int err = 0;
-  __u64 ra = read_u64(cfa - 8, &err);
-  if (r->cfa_kind != RBT_UNWIND_CFA_PLT) {
-    if (r->rbp_kind == RBT_UNWIND_RBP_SAVED)
-      s->bp = read_u64(cfa + (__s64)r->rbp_off, &err);
-    else if (r->rbp_kind == RBT_UNWIND_RBP_LOST)
-      s->bp = 0;
-  }
+  if (r->rbp_kind == RBT_UNWIND_RBP_SAVED && r->cfa_kind != RBT_UNWIND_CFA_PLT)
+    s->bp = stack_word(s, cfa + (__s64)r->rbp_off, &err);  // below the return address
+  __u64 ra = stack_word(s, cfa - 8, &err);
+  if (r->rbp_kind == RBT_UNWIND_RBP_LOST && r->cfa_kind != RBT_UNWIND_CFA_PLT)
+    s->bp = 0;
   if (err) {
     s->stack.stop = RBT_NATIVE_STOP_READ;
     return 1;
@@ -225,6 +278,8 @@ static __always_inline struct native_scratch *walk_native(__u64 max_depth) {
   s->stack.tgid = tgid;
   s->stack.count = 0;
   s->stack.stop = RBT_NATIVE_STOP_END;
+  s->chunk_base = 0;
+  s->chunk_len = 0;
   struct native_ctx c = {s, p};
   bpf_loop(RBT_NATIVE_MAX_DEPTH + 1, unwind_one, &c, 0);
   if (s->stack.stop == RBT_NATIVE_STOP_UNKNOWN)

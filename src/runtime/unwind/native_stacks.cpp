@@ -118,6 +118,7 @@ void NativeStacks::add_process(pid_t pid) {
   }
   std::sort(proc->maps, proc->maps + proc->count,
             [](const rbt_unwind_mapping &a, const rbt_unwind_mapping &b) { return a.start < b.start; });
+  proc->generation = ++generation_;
   uint32_t key = static_cast<uint32_t>(pid);
   bpf_map_update_elem(procs_fd_, &key, proc.get(), BPF_ANY);
   if (on_remapped)
