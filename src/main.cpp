@@ -42,6 +42,9 @@ examples:
   rbt -e 'tracepoint:syscalls:sys_enter_openat { @[comm] = count(); }'
   rbt -e 'profile:hz:99 { @[cpu] = count(); } interval:s:1 { exit(); }'
   rbt -c 'ruby app.rb' -e 'profile:hz:99 /pid == cpid/ { @[rstack] = count(); }'
+  rbt -c 'ruby app.rb' -e 'profile:hz:99 /pid == cpid/ { @[rstack(native)] = count(); }'
+      (one stack: Ruby frames, the C extension and libc frames under them, kernel frames;
+       nstack alone is the native stack unwound by DWARF CFI, exact without frame pointers)
 
 Options come before a script file; the words after it are its $1..$N.
 )";

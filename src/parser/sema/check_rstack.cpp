@@ -28,6 +28,10 @@ Type TypeChecker::check_rstack_n(const Call &call) {
       kind = StackKind::Mixed;
       continue;
     }
+    if (word && i == 0) {
+      diags_.error(arg.range, "rstack()'s first argument must be the word native or a depth");
+      return Type::none();
+    }
     if (i == 0 && call.args.size() == 2) {
       diags_.error(arg.range, "rstack()'s first argument of two must be the word native");
       return Type::none();
