@@ -17,8 +17,18 @@ void StackPrinter::capture_process(pid_t pid) {
   auto maps = read_process_maps(pid);
   if (maps.empty())
     return;
-  processes_[pid] = std::move(maps);
-  for (auto &m : processes_[pid])
+  // Mappings seen before and not overlapped by today's stay: stacks taken before an exec or a
+  // dlclose still name their frames (today's mappings come first, so they win).
+  auto &known = processes_[pid];
+  for (const Mapping &old : known) {
+    bool replaced = false;
+    for (const Mapping &m : maps)
+      replaced |= old.start < m.end && m.start < old.end;
+    if (!replaced)
+      maps.push_back(old);
+  }
+  known = std::move(maps);
+  for (auto &m : known)
     elf(m.path, pid);  // open now: the file may be gone (or its /proc/PID/root) later
 }
 

@@ -26,8 +26,12 @@ struct pt_regs {
   unsigned long sp;
   unsigned long ip;
 } __attribute__((preserve_access_index));
-struct task_struct {
+// A CO-RE flavour (libbpf ignores the ___ suffix when matching kernel types): ruby_stack.bpf.c
+// has a task_struct of its own, and two bodies under one name in the linked module break the
+// relocations of one of them.
+struct task_struct___native {
   unsigned int flags;
+  void *mm;
 } __attribute__((preserve_access_index));
 
 #define PF_KTHREAD 0x00200000
@@ -105,6 +109,13 @@ struct native_ctx {
 static __always_inline void ask_user_space(__u32 tgid) {
   __u64 now = bpf_ktime_get_ns();
   bpf_map_update_elem(&rbt_unwind_unknown, &tgid, &now, BPF_NOEXIST);
+}
+
+// The record is of an earlier image: user space must write it again even if the new image's
+// /proc/PID/maps reads the same.
+static __always_inline void ask_user_space_anew(__u32 tgid) {
+  __u64 anew = RBT_UNWIND_ASK_ANEW;
+  bpf_map_update_elem(&rbt_unwind_unknown, &tgid, &anew, BPF_ANY);
 }
 
 // The mapping holding pc, or null.
@@ -251,10 +262,18 @@ static long unwind_one(__u64 index, void *ctx) {
 static __always_inline struct native_scratch *walk_native(__u64 max_depth) {
   __u64 pid_tgid = bpf_get_current_pid_tgid();
   __u32 tgid = pid_tgid >> 32;
-  struct task_struct *task = bpf_get_current_task_btf();
+  struct task_struct___native *task = (void *)bpf_get_current_task_btf();
   if (tgid == 0 || (task->flags & PF_KTHREAD))
     return 0;
   struct rbt_unwind_proc *p = bpf_map_lookup_elem(&rbt_unwind_procs, &tgid);
+  __u64 mm = (__u64)task->mm;
+  if (p && p->mm != mm) {
+    if (p->mm) {  // the record describes an earlier image of this pid
+      ask_user_space_anew(tgid);
+      return 0;
+    }
+    __sync_val_compare_and_swap(&p->mm, 0, mm);  // first use since user space wrote it
+  }
   if (!p) {
     ask_user_space(tgid);
     return 0;
@@ -263,7 +282,7 @@ static __always_inline struct native_scratch *walk_native(__u64 max_depth) {
   struct native_scratch *s = bpf_map_lookup_elem(&rbt_native_scratch, &zero);
   if (!s)
     return 0;
-  struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs((struct task_struct *)task);
+  struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs((void *)task);
   if (!regs)
     return 0;
   s->ip = regs->ip;

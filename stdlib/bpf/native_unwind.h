@@ -42,6 +42,7 @@ struct rbt_unwind_row {
 #define RBT_UNWIND_MAX_ROWS (1 << 20)   /* rows of every binary together (rbt_unwind_rows) */
 #define RBT_UNWIND_MAX_MAPPINGS 128     /* per process; more are left out (their frames stop) */
 #define RBT_UNWIND_SEARCH_STEPS 19      /* binary search steps: 2^19 > one binary's rows */
+#define RBT_UNWIND_ASK_ANEW (~0ULL)   /* rbt_unwind_unknown value: rewrite even if unchanged */
 #define RBT_UNWIND_CACHE 4096         /* per-CPU cache of pc -> row, direct mapped */
 #define RBT_NATIVE_DEFAULT_DEPTH 64
 #define RBT_NATIVE_MAX_DEPTH 128
@@ -56,6 +57,10 @@ struct rbt_unwind_mapping {
 struct rbt_unwind_proc {
   __u32 count;      /* mappings used */
   __u32 generation; /* changes with every update: keys the walker's per-CPU row cache */
+  /* The address space these mappings are of (task->mm), set by BPF at its first use after
+   * user space wrote the record (0): another mm under the same pid (an exec, a reused pid) is
+   * another image, whose stacks must not be unwound with these rows. */
+  __u64 mm;
   struct rbt_unwind_mapping maps[RBT_UNWIND_MAX_MAPPINGS];
 };
 

@@ -89,12 +89,12 @@ const NativeStacks::Binary &NativeStacks::binary(const std::string &path) {
   return it->second;
 }
 
-void NativeStacks::add_process(pid_t pid) {
+void NativeStacks::add_process(pid_t pid, bool anew) {
   std::string text = read_text("/proc/" + std::to_string(pid) + "/maps");
   if (text.empty())
     return;
   auto [last, inserted] = last_maps_.try_emplace(pid);
-  if (!inserted && last->second == text)
+  if (!inserted && !anew && last->second == text)
     return;  // nothing new mapped: the unknown pc is not in a file (vdso, JIT code)
   last->second = text;
   auto proc = std::make_unique<rbt_unwind_proc>();
@@ -126,16 +126,18 @@ void NativeStacks::add_process(pid_t pid) {
 }
 
 void NativeStacks::poll() {
-  std::vector<uint32_t> seen;
+  std::vector<std::pair<uint32_t, bool>> seen;
   uint32_t key, next;
   void *prev = nullptr;
   while (bpf_map_get_next_key(unknown_fd_, prev, &next) == 0) {
-    seen.push_back(next);
+    uint64_t when = 0;
+    bpf_map_lookup_elem(unknown_fd_, &next, &when);
+    seen.emplace_back(next, when == RBT_UNWIND_ASK_ANEW);
     key = next;
     prev = &key;
   }
-  for (uint32_t pid : seen) {
-    add_process(static_cast<pid_t>(pid));
+  for (auto [pid, anew] : seen) {
+    add_process(static_cast<pid_t>(pid), anew);
     // Only now: samples taken while it was read would have asked again.
     bpf_map_delete_elem(unknown_fd_, &pid);
   }

@@ -30,8 +30,9 @@ public:
   // Null when the object does not use nstack (it has no rbt_unwind_procs map).
   static std::unique_ptr<NativeStacks> open(bpf_object *obj, bool verbose);
 
-  // Reads the process's mappings now and gives BPF their rows (-p, and what poll() finds).
-  void add_process(pid_t pid);
+  // Reads the process's mappings now and gives BPF their rows (-p, and what poll() finds); an
+  // unchanged maps file is skipped unless `anew` (BPF met another image under the pid).
+  void add_process(pid_t pid, bool anew = false);
   // Maps the processes the probes met since the last call.
   void poll();
   // The stack of an id rbt_nstack returned; nullopt for 0 or an id not in the map.
