@@ -7,7 +7,8 @@ A Ruby process recurses 8 levels, then calls Zlib.deflate on incompressible data
 so most samples land in libz: 15 Ruby frames (<main>, each, the block, r x 12... see the
 output's frame counts) over about 20 native frames (libz, zlib.so, libruby's rb_ensure and
 rb_nogvl, the interpreter down to _start). `profile:hz:999 { @[rstack] = count(); }` and
-`profile:hz:999 { @[rstack(native)] = count(); }` run in turn with -p on that one process,
+`profile:hz:999 { @[rstack(native)] = count(); }` run in turn with -p and `/pid == PID/` on
+that one process (profile probes are system-wide; the predicate keeps other processes out),
 `--runs` times each, interleaved; the cost per sample is the program's run_time_ns (stats on
 through bpf(BPF_ENABLE_STATS), read with bpftool) divided by the samples its map counted, as
 bench/rstack_cost.py measures rstack. Target (issue 11): the mixed stack within 2x of rstack.
@@ -77,8 +78,11 @@ def main():
                                 start_new_session=True)
         try:
             time.sleep(0.5)
-            progs = {"rstack": "profile:hz:999 { @[rstack] = count(); }",
-                     "rstack(native)": "profile:hz:999 { @[rstack(native)] = count(); }"}
+            # profile probes are system-wide: the predicate keeps other processes' samples
+            # (other work on this machine) out of both the walks and the counts.
+            pred = f"/pid == {ruby.pid}/"
+            progs = {"rstack": f"profile:hz:999 {pred} {{ @[rstack] = count(); }}",
+                     "rstack(native)": f"profile:hz:999 {pred} {{ @[rstack(native)] = count(); }}"}
             cost = {k: [] for k in progs}
             frames = {k: 0 for k in progs}
             for i in range(args.runs):
