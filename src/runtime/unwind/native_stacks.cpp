@@ -1,9 +1,11 @@
 #include "unwind/native_stacks.h"
 
 #include <bpf/bpf.h>
+#include <signal.h>
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -65,6 +67,12 @@ const NativeStacks::Binary &NativeStacks::binary(const std::string &path) {
     return it->second;
   }
   const auto &rows = table->rows;
+  if (rows.size() > (1u << RBT_UNWIND_SEARCH_STEPS)) {  // past what BPF's search covers
+    if (verbose_)
+      fprintf(stderr, "rbt: nstack: %s has too many unwind rows (%zu)\n", path.c_str(),
+              rows.size());
+    return it->second;
+  }
   if (rows.empty() || next_row_ + rows.size() > RBT_UNWIND_MAX_ROWS) {
     if (verbose_ && !rows.empty())
       fprintf(stderr, "rbt: nstack: no room left for the unwind rows of %s\n", path.c_str());
@@ -125,7 +133,23 @@ void NativeStacks::add_process(pid_t pid, bool anew) {
     on_remapped(pid);
 }
 
+void NativeStacks::forget_exited() {
+  for (auto it = last_maps_.begin(); it != last_maps_.end();) {
+    if (kill(it->first, 0) != 0 && errno == ESRCH) {
+      uint32_t key = static_cast<uint32_t>(it->first);
+      bpf_map_delete_elem(procs_fd_, &key);
+      it = last_maps_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
 void NativeStacks::poll() {
+  // Records of exited processes go, or a system-wide script fills rbt_unwind_procs (1024
+  // processes): every 10th poll, about every 100 ms.
+  if (++polls_ % 10 == 0)
+    forget_exited();
   std::vector<std::pair<uint32_t, bool>> seen;
   uint32_t key, next;
   void *prev = nullptr;

@@ -54,6 +54,8 @@ private:
   int rows_fd_, procs_fd_, unknown_fd_, stacks_fd_;
   uint32_t next_row_ = 0;
   uint32_t generation_ = 0;  // rbt_unwind_proc.generation: unique per update
+  uint64_t polls_ = 0;
+  void forget_exited();  // drops the records of processes that have exited
   std::map<std::string, Binary> binaries_;  // by "dev:inode"
   std::map<pid_t, std::string> last_maps_;  // the maps text last read, to skip unchanged ones
 };
