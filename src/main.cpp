@@ -63,10 +63,13 @@ examples:
   rbt -c 'ruby app.rb' -e 'profile:hz:99 /pid == cpid/ { @[rstack] = count(); }'
   rbt -c 'ruby app.rb' -e 'profile:hz:99 /pid == cpid/ { @[rstack] = count(); }' -o app.svg
   rbt -c 'ruby app.rb' -e 'profile:hz:99 /strcontains(rstack, "index")/ { @[rlabel(-3)] = count(); }'
+  rbt -c 'ruby app.rb' -e 'profile:hz:99 /pid == cpid/ { @[rstack(native)] = count(); }'
+      (one stack: Ruby frames, the C extension and libc frames under them, kernel frames;
+       nstack alone is the native stack unwound by DWARF CFI, exact without frame pointers)
+  rbt record -c 'ruby app.rb' --off-cpu   (then: rbt report, or profiler.firefox.com)
 
 Ruby frames: rlabel([stack, ]i), rpath([stack, ]i), rline([stack, ]i): the frame i from the
 leaf (0, 1, ...) or the root (-1, -2, ...); strcontains(rstack, "text"): a frame's label has it.
-  rbt record -c 'ruby app.rb' --off-cpu   (then: rbt report, or profiler.firefox.com)
 
 Options come before a script file; the words after it are its $1..$N.
 )";

@@ -121,7 +121,7 @@ Type Type::record_of(std::string name, uint32_t size, bool remote, bool user_spa
 Type Type::stack(StackKind kind, uint32_t depth, StackMode mode) {
   Type t;
   t.kind = TypeKind::Stack;
-  t.size = 16;
+  t.size = kind == StackKind::Mixed ? 32 : 16;
   t.stack_kind = kind;
   t.stack_depth = depth;
   t.stack_mode = mode;
@@ -240,7 +240,9 @@ std::string Type::name() const {
   case TypeKind::Stack:
     return std::string(stack_kind == StackKind::Kernel ? "kstack"
                        : stack_kind == StackKind::User ? "ustack"
-                                                       : "rstack") +
+                       : stack_kind == StackKind::Native ? "nstack"
+                       : stack_kind == StackKind::Mixed ? "rstack_native"
+                                                        : "rstack") +
            "[" + std::to_string(stack_depth) + "]";
   case TypeKind::Buffer:
     return "buffer[" + std::to_string(size - 4) + "]";

@@ -18,7 +18,7 @@ enum class TypeKind : uint8_t {
   Tuple,
   Pointer,  // an address; elems[0] is what it points to (Record, Int, or None for void)
   Record,   // a C struct: `args` of a tracepoint (in the context) or one reached via a pointer
-  Stack,    // kstack/ustack/rstack: {u64 stack id, u64 pid}; frames are read from stack maps
+  Stack,    // kstack/ustack/rstack/nstack: {u64 stack id, u64 pid}; frames are read from stack maps
   Symbol,   // ksym/usym: {u64 address, u64 pid}, printed as the symbol it falls in
   Buffer,     // buf(): {u32 length, u8 bytes[size - 4]}, printed hex-escaped
   Timestamp,  // strftime(): {u64 format index, u64 nsecs}, formatted by user space
@@ -35,7 +35,9 @@ enum class TypeKind : uint8_t {
   LHist,
 };
 
-enum class StackKind : uint8_t { Kernel, User, Ruby };
+// Native: user frames unwound by DWARF CFI (nstack). Mixed: rstack(native), one stack of Ruby,
+// native and kernel frames; its value is {ruby id, native id, kernel id, pid} (32 bytes).
+enum class StackKind : uint8_t { Kernel, User, Ruby, Native, Mixed };
 enum class StackMode : uint8_t { Bpftrace, Perf, Raw };  // how frames print
 
 struct Type {

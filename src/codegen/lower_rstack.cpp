@@ -1,15 +1,19 @@
-// rstack lowers to a call of the Ruby walker in stdlib/bpf/ruby_stack.bpf.c, linked in only
-// by scripts that use it. The value is {u64 stack id, u32 pid, u32 cut} (ruby_layouts.h): an
-// odd id names a recorded stack, an even one says why the stack is empty. `cut` is 0 except in
-// an event's values (print, printf), where the walker counts the frames cut below the depth
-// limit for that event; a map key never holds a count, so stacks that differ only below the
-// limit are one key.
+// rstack lowers to a call of the Ruby walker in stdlib/bpf/ruby_stack.bpf.c, nstack to the CFI
+// unwinder in stdlib/bpf/native_stack.bpf.c, each linked in only by scripts that use it.
+// rstack's value is {u64 stack id, u32 pid, u32 cut} (ruby_layouts.h): an odd id names a
+// recorded stack, an even one says why the stack is empty. `cut` is 0 except in an event's
+// values (print, printf), where the walker counts the frames cut below the depth limit for that
+// event; a map key never holds a count, so stacks that differ only below the limit are one key.
+// nstack's is {stack id, pid} like kstack/ustack. rstack(native) takes all three (Ruby, native,
+// kernel) of the same event into one 32-byte value {ruby id, native id, kernel id, pid}; user
+// space merges them (runtime/mixed_stack.h).
 
 #include <cstdlib>
 #include <cstring>
 
 #include "lowering.h"
 
+#include "../../stdlib/bpf/native_unwind.h"
 #include "../../stdlib/bpf/ruby_layouts.h"  // frame string sizes and depth limits
 
 namespace rbt::codegen {
@@ -22,33 +26,59 @@ bool reference_walker() {
   return ref && std::strcmp(ref, "1") == 0;
 }
 
-llvm::Value *ruby_stack(IRBuilderBPF &b, llvm::Module &module, uint32_t depth, bool in_event) {
-  const char *name = reference_walker() ? "rbt_rstack_reference"
-                     : in_event         ? "rbt_rstack_exact"
-                                        : "rbt_rstack";
-  llvm::FunctionCallee walk = module.getOrInsertFunction(name, b.getInt64Ty(), b.getInt64Ty());
-  llvm::Value *slot = b.stack_slot(16, "rstack");
-  b.CreateStore(b.CreateCall(walk, {b.getInt64(depth)}), slot);
-  b.CreateStore(b.CreateTrunc(b.current_pid(), b.getInt32Ty()), b.byte_ptr(slot, 8));
-  llvm::Value *cut = b.getInt32(0);
-  if (in_event && !reference_walker()) {
-    llvm::FunctionCallee last = module.getOrInsertFunction("rbt_rstack_cut", b.getInt64Ty());
-    cut = b.CreateTrunc(b.CreateCall(last, {}), b.getInt32Ty());
-  }
-  b.CreateStore(cut, b.byte_ptr(slot, 12));
-  return slot;
+llvm::Value *walk(IRBuilderBPF &b, llvm::Module &module, const char *walker, uint32_t depth) {
+  llvm::FunctionCallee fn = module.getOrInsertFunction(walker, b.getInt64Ty(), b.getInt64Ty());
+  return b.CreateCall(fn, {b.getInt64(depth)});
 }
 }  // namespace
 
-llvm::Value *Lowering::lower_rstack(const ast::Builtin &node) {
+llvm::Value *Lowering::ruby_stack(const Type &t) {
   libraries_.insert("ruby_stack");
-  return ruby_stack(b_, module_, type_of(&node).stack_depth, in_event_);
+  const char *walker = reference_walker() ? "rbt_rstack_reference"
+                       : in_event_        ? "rbt_rstack_exact"
+                                          : "rbt_rstack";
+  if (t.stack_kind != StackKind::Mixed) {
+    llvm::Value *slot = b_.stack_slot(16, "rstack");
+    b_.CreateStore(walk(b_, module_, walker, t.stack_depth), slot);
+    b_.CreateStore(b_.CreateTrunc(b_.current_pid(), b_.getInt32Ty()), b_.byte_ptr(slot, 8));
+    llvm::Value *cut = b_.getInt32(0);
+    if (in_event_ && !reference_walker()) {
+      llvm::FunctionCallee last = module_.getOrInsertFunction("rbt_rstack_cut", b_.getInt64Ty());
+      cut = b_.CreateTrunc(b_.CreateCall(last, {}), b_.getInt32Ty());
+    }
+    b_.CreateStore(cut, b_.byte_ptr(slot, 12));
+    return slot;
+  }
+  libraries_.insert("native_stack");
+  llvm::Value *kernel = lower_stack(Type::stack(StackKind::Kernel, 127, StackMode::Bpftrace));
+  llvm::Value *kernel_id = b_.CreateLoad(b_.getInt64Ty(), kernel);
+  llvm::Value *slot = b_.stack_slot(32, "rstack_native");
+  // A map key: no per-event count of cut frames, so the plain walker.
+  b_.CreateStore(walk(b_, module_, reference_walker() ? "rbt_rstack_reference" : "rbt_rstack",
+                      t.stack_depth),
+                 slot);
+  b_.CreateStore(walk(b_, module_, "rbt_nstack", RBT_NATIVE_MAX_DEPTH), b_.byte_ptr(slot, 8));
+  b_.CreateStore(kernel_id, b_.byte_ptr(slot, 16));
+  llvm::Value *pid = b_.current_pid();
+  b_.CreateStore(pid, b_.byte_ptr(slot, 24));
+  announce_process(pid);  // user space keeps its memory map to name native frames after exit
+  return slot;
 }
 
-llvm::Value *Lowering::lower_rstack_n(const ast::Call &call) {
-  libraries_.insert("ruby_stack");
-  return ruby_stack(b_, module_, type_of(&call).stack_depth, in_event_);
+llvm::Value *Lowering::native_stack(const Type &t) {
+  libraries_.insert("native_stack");
+  llvm::Value *slot = b_.stack_slot(16, "nstack");
+  b_.CreateStore(walk(b_, module_, "rbt_nstack", t.stack_depth), slot);
+  llvm::Value *pid = b_.current_pid();
+  b_.CreateStore(pid, b_.byte_ptr(slot, 8));
+  announce_process(pid);
+  return slot;
 }
+
+llvm::Value *Lowering::lower_rstack(const ast::Builtin &node) { return ruby_stack(type_of(&node)); }
+llvm::Value *Lowering::lower_rstack_n(const ast::Call &call) { return ruby_stack(type_of(&call)); }
+llvm::Value *Lowering::lower_nstack(const ast::Builtin &node) { return native_stack(type_of(&node)); }
+llvm::Value *Lowering::lower_nstack_n(const ast::Call &call) { return native_stack(type_of(&call)); }
 
 }  // namespace rbt::codegen
 

@@ -117,6 +117,8 @@ private:
 
   // Stacks
   llvm::Value *lower_stack(const Type &t);
+  llvm::Value *ruby_stack(const Type &t);    // rstack, rstack(N), rstack(native[, N])
+  llvm::Value *native_stack(const Type &t);  // nstack, nstack(N)
   void announce_process(llvm::Value *pid);
 
   // Events

@@ -19,6 +19,7 @@
 #include "output/value_format.h"
 #include "output/timestamp.h"
 #include "stacks.h"
+#include "unwind/native_frames.h"
 
 namespace rbt::runtime {
 
@@ -119,6 +120,7 @@ void Session::detach() {
   output::set_timestamp_text(nullptr);
   stacks_.reset();
   ruby_.reset();
+  native_.reset();
   if (obj_) {
     bpf_object__close(obj_);
     obj_ = nullptr;
@@ -188,7 +190,14 @@ Status Session::load(const std::vector<char> &elf) {
   if (ruby_)
     if (auto s = ruby_->fill_layouts(); !s)
       return s;
+  native_ = NativeStacks::open(obj_, options_.verbose);
+  if (native_)  // a library mapped since: its frames must name after the process exits
+    native_->on_remapped = [this](pid_t pid) { stacks_->capture_process(pid); };
   output::set_stack_frames([this](const Type &t, const uint8_t *v) {
+    if (t.stack_kind == StackKind::Native)
+      return native_frame_lines(v, native_.get(), *stacks_);
+    if (t.stack_kind == StackKind::Mixed)
+      return mixed_frame_lines(v, ruby_.get(), native_.get(), *stacks_);
     if (t.stack_kind == StackKind::Ruby) {
       uint64_t id;
       uint32_t cut;  // {u64 id; u32 pid; u32 cut}: ruby_layouts.h
@@ -303,6 +312,8 @@ Status Session::attach() {
       if (options_.verbose)  // rbt record: a native process is recorded without Ruby stacks
         fprintf(stderr, "rbt: note: %s: %s\n", s.error().what.c_str(), s.error().why.c_str());
     }
+  if (native_ && options_.pid > 0)
+    native_->add_process(options_.pid);
   start_wall_ns_ = clock_ns(CLOCK_REALTIME);
   start_mono_ns_ = clock_ns(CLOCK_MONOTONIC);
   AttachTarget target;
@@ -382,13 +393,21 @@ Status Session::run() {
     epoll_event ready[3];
     // rstack learns about Ruby processes by polling: every 2 ms while a -c child is becoming
     // Ruby, then every 50 ms for processes the probes met.
-    int timeout = !ruby_ ? -1 : ruby_->watching() ? 2 : 50;
+    // nstack maps processes (and their new libraries) the same way, every 10 ms.
+    int timeout = ruby_ && ruby_->watching() ? 2 : native_ ? 10 : ruby_ ? 50 : -1;
     // sample() and marker() do not wake the reader (lower_timeline.cpp): drain every 20 ms.
     if (timeline_events && (timeout < 0 || timeout > kTimelineDrainMs))
       timeout = kTimelineDrainMs;
     int n = epoll_wait(ep, ready, 3, timeout);
     if (ruby_)
       ruby_->poll();
+    if (native_) {
+      native_->poll();
+      // The -p/-c target's libraries (a require'd C extension) are mapped before their first
+      // event when the mappings are looked at anyway: a cheap read when nothing changed.
+      if (options_.pid > 0)
+        native_->add_process(options_.pid);
+    }
     if (n < 0 && errno == EINTR)
       continue;
     if (n == 0 && timeline_events) {
@@ -468,6 +487,10 @@ Status Session::write_profile(std::vector<MapSnapshot> &snapshots) {
   run.start_ns = start_wall_ns_;
   run.duration_ns = start_mono_ns_ ? clock_ns(CLOCK_MONOTONIC) - start_mono_ns_ : 0;
   output::StackRecords stacks = [this](const Type &t, const uint8_t *v) {
+    if (t.stack_kind == StackKind::Native)
+      return native_frame_records(v, native_.get(), *stacks_, false);
+    if (t.stack_kind == StackKind::Mixed)
+      return mixed_frame_records(v, ruby_.get(), native_.get(), *stacks_, false);
     if (t.stack_kind == StackKind::Ruby) {
       uint64_t id;
       memcpy(&id, v, 8);

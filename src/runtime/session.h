@@ -20,6 +20,7 @@
 #include "output/writer.h"
 #include "result.h"
 #include "ruby/ruby_stacks.h"
+#include "unwind/native_stacks.h"
 
 namespace rbt::runtime {
 
@@ -81,6 +82,7 @@ private:
   void drain_events();  // reads the ring buffer, then reports events it dropped
   std::unique_ptr<class StackPrinter> stacks_;
   std::unique_ptr<ruby::RubyStacks> ruby_;  // rstack: null when the script does not use it
+  std::unique_ptr<NativeStacks> native_;    // nstack, rstack(native): null when unused
   ChildProcess child_;
   std::string log_;
   uint64_t start_wall_ns_ = 0, start_mono_ns_ = 0;  // when the probes attached (profiles)

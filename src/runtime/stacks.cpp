@@ -2,6 +2,8 @@
 
 #include <bpf/bpf.h>
 
+#include "unwind/unwind_table.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -16,8 +18,18 @@ void StackPrinter::capture_process(pid_t pid) {
   auto maps = read_process_maps(pid);
   if (maps.empty())
     return;
-  processes_[pid] = std::move(maps);
-  for (auto &m : processes_[pid])
+  // Mappings seen before and not overlapped by today's stay: stacks taken before an exec or a
+  // dlclose still name their frames (today's mappings come first, so they win).
+  auto &known = processes_[pid];
+  for (const Mapping &old : known) {
+    bool replaced = false;
+    for (const Mapping &m : maps)
+      replaced |= old.start < m.end && m.start < old.end;
+    if (!replaced)
+      maps.push_back(old);
+  }
+  known = std::move(maps);
+  for (auto &m : known)
     elf(m.path, pid);  // open now: the file may be gone (or its /proc/PID/root) later
 }
 
@@ -90,6 +102,56 @@ std::string StackPrinter::user_frame(pid_t pid, uint64_t addr, StackMode mode) {
     return buf + (sym.empty() ? "[unknown]" : sym) + " (" + (module.empty() ? "[unknown]" : module) + ")";
   }
   return sym.empty() ? hex(addr) : sym;
+}
+
+std::optional<uint64_t> StackPrinter::cfi_function(const std::string &path, pid_t pid,
+                                                   uint64_t vaddr) {
+  auto [it, inserted] = cfi_functions_.try_emplace(path);
+  if (inserted) {
+    it->second = cfi_function_starts("/proc/" + std::to_string(pid) + "/root" + path);
+    if (it->second.empty())
+      it->second = cfi_function_starts(path);
+  }
+  auto up = std::upper_bound(it->second.begin(), it->second.end(), vaddr);
+  if (up == it->second.begin())
+    return std::nullopt;
+  return *(up - 1);
+}
+
+StackPrinter::UserFunction StackPrinter::user_function(pid_t pid, uint64_t addr) {
+  auto it = processes_.find(pid);
+  if (it == processes_.end()) {
+    capture_process(pid);
+    it = processes_.find(pid);
+  }
+  UserFunction out;
+  out.text = hex(addr);
+  if (it == processes_.end())
+    return out;
+  for (const Mapping &m : it->second) {
+    if (addr < m.start || addr >= m.end)
+      continue;
+    out.module = m.path;
+    const ElfFile *f = elf(m.path, pid);
+    auto vaddr = f ? f->offset_to_vaddr(addr - m.start + m.offset) : std::nullopt;
+    const ElfSymbol *s = vaddr ? f->symbol_at(*vaddr) : nullptr;
+    if (s) {
+      out.function = addr - (*vaddr - s->value);
+      out.text = s->name + "+" + std::to_string(*vaddr - s->value);
+    } else {
+      // A stripped binary's static function: where it is, and where it starts by its CFI (a
+      // C method's function is found by that address in the mixed stack).
+      if (vaddr)
+        if (auto start = cfi_function(m.path, pid, *vaddr))
+          out.function = addr - (*vaddr - *start);
+      char buf[32];
+      snprintf(buf, sizeof(buf), "+0x%llx",
+               static_cast<unsigned long long>(vaddr ? *vaddr : addr - m.start + m.offset));
+      out.text = m.path.substr(m.path.rfind('/') + 1) + buf;
+    }
+    break;
+  }
+  return out;
 }
 
 std::string StackPrinter::symbol(bool user, uint64_t addr, pid_t pid) {

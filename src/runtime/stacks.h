@@ -9,6 +9,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,14 @@ public:
   void capture_process(pid_t pid);
   // The symbol `addr` falls in, or its hex value.
   std::string symbol(bool user, uint64_t addr, pid_t pid);
+  // A user address: its function (symbol start in the process, 0 when no symbol covers it), the
+  // "sym+off" text (or "module+0xoff" without a symbol, or hex outside any mapping) and the
+  // mapping's path as the process sees it.
+  struct UserFunction {
+    uint64_t function = 0;
+    std::string text, module;
+  };
+  UserFunction user_function(pid_t pid, uint64_t addr);
   // One line per frame, leaf first, as `type.stack_mode` says.
   std::vector<std::string> frames(const Type &type, const uint8_t *value);
   // The same stack as structured frames for the profile formats, leaf first: the function's
@@ -39,6 +48,8 @@ private:
   std::vector<uint64_t> addresses(const Type &type, const uint8_t *value);
   profile::Frame user_record(pid_t pid, uint64_t addr);
   const ElfFile *elf(const std::string &path, pid_t pid);
+  // The CFI's function start at or below vaddr in the file, or nullopt.
+  std::optional<uint64_t> cfi_function(const std::string &path, pid_t pid, uint64_t vaddr);
 
   const Manifest &manifest_;
   bpf_object *obj_;
@@ -52,6 +63,7 @@ private:
   };
   std::map<pid_t, Recapture> recaptured_;
   std::map<std::string, std::unique_ptr<ElfFile>> elves_;  // null: not readable
+  std::map<std::string, std::vector<uint64_t>> cfi_functions_;
 };
 
 }  // namespace rbt::runtime

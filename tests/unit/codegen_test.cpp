@@ -82,3 +82,28 @@ TEST(Codegen, byte_valued_builtins_compile) {
   EXPECT_EQ(c.object.manifest.strftime_formats,
             (std::vector<std::string>{"%H:%M:%S.%f", "%s"}));
 }
+
+// nstack and rstack(native) link stdlib/bpf/native_stack.bpf.c (and ruby_stack for the mixed
+// stack): the unwinder's maps are in the object, the mixed value is 32 bytes and takes a kernel
+// stack map.
+TEST(Codegen, native_and_mixed_stacks_link_the_unwinder) {
+  Compiled c("profile:hz:99 { @m[rstack(native)] = count(); @n[nstack(5)] = count(); "
+             "@t[pid, rstack(native, 3)] = count(); print(nstack); }");
+  ASSERT_EQ(c.error, "");
+  std::string elf(c.object.elf.begin(), c.object.elf.end());
+  for (const char *map : {"rbt_unwind_rows", "rbt_unwind_procs", "rbt_native_stacks",
+                          "rbt_ruby_stacks"})
+    EXPECT_NE(elf.find(map), std::string::npos) << map;
+  bool kernel_stacks = false;
+  for (auto &s : c.object.manifest.stack_maps)
+    kernel_stacks |= !s.user && s.depth == 127;
+  EXPECT_TRUE(kernel_stacks);
+  bool found = false;
+  for (auto &m : c.object.manifest.maps) {
+    if (m.name == "@m") {
+      found = true;
+      EXPECT_EQ(m.key.size, 32u);
+    }
+  }
+  EXPECT_TRUE(found);
+}

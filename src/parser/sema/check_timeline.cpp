@@ -14,8 +14,16 @@ const char *stack_kind_name(StackKind kind) {
   case StackKind::Kernel: return "kstack";
   case StackKind::User: return "ustack";
   case StackKind::Ruby: return "rstack";
+  case StackKind::Native: return "nstack";
+  case StackKind::Mixed: return "rstack(native)";
   }
   return "stack";
+}
+
+// The recorder keeps a Ruby, a user and a kernel stack per event (Timeline, recorder.h); the
+// unwound native stack and the mixed one are not among them yet.
+bool recordable(StackKind kind) {
+  return kind == StackKind::Kernel || kind == StackKind::User || kind == StackKind::Ruby;
 }
 }  // namespace
 
@@ -32,6 +40,12 @@ Type TypeChecker::check_sample(const Call &call) {
     if (!t.is_stack()) {
       diags_.error(a->range, "sample()'s arguments must be stacks (rstack, ustack, kstack), not " +
                                  t.name());
+      ok = false;
+      continue;
+    }
+    if (!recordable(t.stack_kind)) {
+      diags_.error(a->range, std::string("sample() records rstack, ustack and kstack, not ") +
+                                 stack_kind_name(t.stack_kind) + " (not yet)");
       ok = false;
       continue;
     }
@@ -74,7 +88,11 @@ Type TypeChecker::check_marker(const Call &call) {
       ok = expect_int(a, t, std::string("marker()'s ") + kFixed[i - 1]) && ok;
       continue;
     }
-    if (t.is_stack()) {
+    if (t.is_stack() && !recordable(t.stack_kind)) {
+      diags_.error(a.range, std::string("marker() records rstack, ustack and kstack, not ") +
+                                stack_kind_name(t.stack_kind) + " (not yet)");
+      ok = false;
+    } else if (t.is_stack()) {
       bool &s = seen[static_cast<int>(t.stack_kind)];
       if (s) {
         diags_.error(a.range, std::string("marker() takes one ") + stack_kind_name(t.stack_kind));

@@ -33,8 +33,10 @@ std::vector<Part> key_parts(const MapDesc &desc) {
 // Outermost first: Ruby calls into native code, which enters the kernel.
 int stack_rank(StackKind kind) {
   switch (kind) {
+  case StackKind::Mixed: return 0;  // Ruby down to the kernel in itself
   case StackKind::Ruby: return 0;
   case StackKind::User: return 1;
+  case StackKind::Native: return 1;
   case StackKind::Kernel: return 2;
   }
   return 3;

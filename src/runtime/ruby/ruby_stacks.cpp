@@ -189,6 +189,14 @@ std::string RubyStacks::cfunc_name(uint64_t key, uint64_t addr) {
   return sym->substr(0, sym->find('+'));
 }
 
+std::string RubyStacks::interpreter(pid_t pid) const {
+  auto it = processes_.lower_bound(key_of(pid, 0));
+  std::string binary;
+  for (; it != processes_.end() && it->second.pid == pid; ++it)
+    binary = it->second.binary;  // the latest start of this pid
+  return binary;
+}
+
 static std::string empty_stack_line(uint64_t why) {
   const char *reason = nullptr;
   switch (why) {
@@ -231,18 +239,26 @@ std::vector<std::string> RubyStacks::frames(uint64_t stack_id, uint32_t cut) {
   return out;
 }
 
-std::vector<profile::Frame> RubyStacks::frame_records(uint64_t stack_id, uint32_t cut) {
+std::vector<profile::Frame> RubyStacks::frame_records(uint64_t stack_id, uint32_t cut,
+                                                      std::vector<uint64_t> *cfuncs) {
   using profile::Frame;
   using profile::FrameKind;
   std::vector<Frame> out;
+  // Each frame's C function (0 but for C methods), in step with `out`, for the mixed stack.
+  std::vector<uint64_t> unused;
+  std::vector<uint64_t> &cf = cfuncs ? *cfuncs : unused;
+  auto add = [&](Frame frame, uint64_t cfunc = 0) {
+    out.push_back(std::move(frame));
+    cf.push_back(cfunc);
+  };
   if (!(stack_id & 1)) {
-    out.push_back(Frame{FrameKind::Truncated, empty_stack_line(stack_id), "", 0, ""});
+    add(Frame{FrameKind::Truncated, empty_stack_line(stack_id), "", 0, ""});
     return out;
   }
   auto stack = std::make_unique<rbt_ruby_stack>();
   if (bpf_map_lookup_elem(stacks_fd_, &stack_id, stack.get()) != 0 &&
       bpf_map_lookup_elem(spill_fd_, &stack_id, stack.get()) != 0) {
-    out.push_back(Frame{FrameKind::Truncated, "[unknown Ruby stack]", "", 0, ""});
+    add(Frame{FrameKind::Truncated, "[unknown Ruby stack]", "", 0, ""});
     return out;
   }
   uint32_t count = stack->count < RBT_RUBY_MAX_DEPTH ? stack->count : RBT_RUBY_MAX_DEPTH;
@@ -250,7 +266,7 @@ std::vector<profile::Frame> RubyStacks::frame_records(uint64_t stack_id, uint32_
     rbt_ruby_frame_key key{stack->frames[i].addr, stack->frames[i].pc, stack->tgid, stack->start};
     rbt_ruby_frame f{};
     if (bpf_map_lookup_elem(frames_fd_, &key, &f) != 0) {
-      out.push_back(Frame{FrameKind::Truncated, "[frame evicted]", "", 0, ""});
+      add(Frame{FrameKind::Truncated, "[frame evicted]", "", 0, ""});
       continue;
     }
     std::string label = bounded(f.label, sizeof(f.label));
@@ -262,18 +278,18 @@ std::vector<profile::Frame> RubyStacks::frame_records(uint64_t stack_id, uint32_
         snprintf(hex, sizeof(hex), "0x%llx", static_cast<unsigned long long>(f.cfunc));
         label = hex;
       }
-      out.push_back(Frame{FrameKind::RubyCfunc, label, "", 0, ""});
+      add(Frame{FrameKind::RubyCfunc, label, "", 0, ""}, f.cfunc);
     } else {
-      out.push_back(Frame{FrameKind::Ruby, label, bounded(f.path, sizeof(f.path)), f.line, ""});
+      add(Frame{FrameKind::Ruby, label, bounded(f.path, sizeof(f.path)), f.line, ""});
     }
   }
   // A map key stands for stacks cut by different numbers of frames: it says only that some
   // were; a printed event knows its own count.
   if (cut & RBT_RUBY_CUT_EXACT) {
     if (cut & ~RBT_RUBY_CUT_EXACT)
-      out.push_back(Frame{FrameKind::Truncated, cut_line(cut, true), "", 0, ""});
+      add(Frame{FrameKind::Truncated, cut_line(cut, true), "", 0, ""});
   } else if (stack->truncated) {
-    out.push_back(Frame{FrameKind::Truncated, cut_line(stack->truncated, false), "", 0, ""});
+    add(Frame{FrameKind::Truncated, cut_line(stack->truncated, false), "", 0, ""});
   }
   return out;
 }

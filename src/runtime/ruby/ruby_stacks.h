@@ -42,7 +42,12 @@ public:
   std::vector<std::string> frames(uint64_t stack_id, uint32_t cut = 0);
   // The same stack as structured frames for the profile formats, leaf first: Ruby frames with
   // label, path and line, C methods by name, a Truncated frame for the depth limit.
-  std::vector<profile::Frame> frame_records(uint64_t stack_id, uint32_t cut = 0);
+  // `cfuncs`, when given, receives each frame's C function address (0 but for C methods).
+  std::vector<profile::Frame> frame_records(uint64_t stack_id, uint32_t cut = 0,
+                                            std::vector<uint64_t> *cfuncs = nullptr);
+  // The interpreter's binary (libruby or the ruby executable) as `pid` sees it; empty if not
+  // known as a Ruby.
+  std::string interpreter(pid_t pid) const;
 
 private:
   RubyStacks(bpf_object *obj, bool verbose);

@@ -188,6 +188,13 @@ std::vector<const ElfSymbol *> ElfFile::match(const std::string &glob) const {
 }
 
 std::optional<std::string> ElfFile::symbolize(uint64_t vaddr) const {
+  const ElfSymbol *s = symbol_at(vaddr);
+  if (!s)
+    return std::nullopt;
+  return s->name + "+" + std::to_string(vaddr - s->value);
+}
+
+const ElfSymbol *ElfFile::symbol_at(uint64_t vaddr) const {
   // Walk back from the last symbol starting at or before vaddr: a small symbol (a local label)
   // may start between a function's start and vaddr. Give up 1 MiB back; no function is larger.
   auto it = std::upper_bound(symbols_.begin(), symbols_.end(), vaddr,
@@ -195,11 +202,11 @@ std::optional<std::string> ElfFile::symbolize(uint64_t vaddr) const {
   while (it != symbols_.begin()) {
     --it;
     if (vaddr < it->value + std::max<uint64_t>(it->size, 1))
-      return it->name + "+" + std::to_string(vaddr - it->value);
+      return &*it;
     if (vaddr - it->value > (1u << 20))
       break;
   }
-  return std::nullopt;
+  return nullptr;
 }
 
 const LoadSegment *ElfFile::segment_of(uint64_t vaddr) const {

@@ -59,6 +59,8 @@ public:
   // "sym+off" (decimal offset, as bpftrace prints frames) for a virtual address inside a
   // sized symbol, or nullopt when no symbol covers it.
   std::optional<std::string> symbolize(uint64_t vaddr) const;
+  // The sized symbol covering vaddr (as symbolize finds it), or null.
+  const ElfSymbol *symbol_at(uint64_t vaddr) const;
 
   // Virtual address ↔ file offset through the PT_LOAD segment containing it.
   std::optional<uint64_t> vaddr_to_offset(uint64_t vaddr) const;

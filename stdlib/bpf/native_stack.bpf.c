@@ -1,0 +1,318 @@
+// The native (C) stack of the thread a probe fired on, unwound inside BPF by the DWARF CFI of
+// each binary, so it is exact through code built without frame pointers (Debian's libruby,
+// libc, libz), where the kernel's user stacks (ustack) go wrong.
+//
+// Codegen calls `rbt_nstack(max_depth)`; it returns a stack id (0: no user stack, or a process
+// user space has not mapped yet) whose pcs are in rbt_native_stacks. User space fills
+// rbt_unwind_rows with each binary's rows once (src/runtime/unwind/) and rbt_unwind_procs with
+// each process's mappings; a process or a pc it does not know yet goes into
+// rbt_unwind_unknown, and user space reads that process's /proc/PID/maps again.
+//
+// Per frame: find the mapping of the pc (binary search over the process's mappings), its row
+// (binary search over the binary's rows), compute the CFA from rsp or rbp, read the return
+// address at CFA-8 and the saved rbp if the row says where it is. The walk starts from the
+// user registers the kernel saved when the thread entered it (bpf_task_pt_regs), which is the
+// event's user context for samples, uprobes, tracepoints and syscalls alike.
+
+#include <linux/bpf.h>
+#include <linux/types.h>
+
+#include <bpf/bpf_helpers.h>
+
+#include "native_unwind.h"
+
+struct pt_regs {
+  unsigned long bp;
+  unsigned long sp;
+  unsigned long ip;
+} __attribute__((preserve_access_index));
+// A CO-RE flavour (libbpf ignores the ___ suffix when matching kernel types): ruby_stack.bpf.c
+// has a task_struct of its own, and two bodies under one name in the linked module break the
+// relocations of one of them.
+struct task_struct___native {
+  unsigned int flags;
+  void *mm;
+} __attribute__((preserve_access_index));
+
+#define PF_KTHREAD 0x00200000
+
+struct {
+  __uint(type, BPF_MAP_TYPE_ARRAY);
+  __uint(max_entries, RBT_UNWIND_MAX_ROWS);
+  __type(key, __u32);
+  __type(value, struct rbt_unwind_row);
+} rbt_unwind_rows SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 1024);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, __u32);
+  __type(value, struct rbt_unwind_proc);
+} rbt_unwind_procs SEC(".maps");
+
+// Processes (tgid → when) met with no mappings, or with a pc outside them: user space maps them.
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 1024);
+  __type(key, __u32);
+  __type(value, __u64);
+} rbt_unwind_unknown SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 16384);
+  __uint(map_flags, BPF_F_NO_PREALLOC);  // 1 KiB a stack: allocated on use
+  __type(key, __u64);
+  __type(value, struct rbt_native_stack);
+} rbt_native_stacks SEC(".maps");
+
+// pc → row, per CPU, direct mapped: return addresses repeat from sample to sample, and a hit
+// skips both binary searches. Keyed by the process and its mappings' generation too, so an
+// exec or a remapping never reuses another image's rows.
+struct row_cache_entry {
+  __u64 pc;
+  __u32 tgid, generation;
+  struct rbt_unwind_row row;
+};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, RBT_UNWIND_CACHE);
+  __type(key, __u32);
+  __type(value, struct row_cache_entry);
+} rbt_unwind_cache SEC(".maps");
+
+#define STACK_CHUNK 2048
+
+struct native_scratch {
+  __u64 ip, sp, bp, hash;
+  __u32 max, done;
+  __u64 chunk_base, chunk_len;  // the user stack's bytes [base, base + len) in chunk
+  __u8 chunk[STACK_CHUNK];
+  struct rbt_native_stack stack;
+};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, struct native_scratch);
+} rbt_native_scratch SEC(".maps");
+
+// bpf_loop's context lives on the BPF stack, so the map value pointers keep their type there.
+struct native_ctx {
+  struct native_scratch *s;
+  struct rbt_unwind_proc *proc;
+};
+
+static __always_inline void ask_user_space(__u32 tgid) {
+  __u64 now = bpf_ktime_get_ns();
+  bpf_map_update_elem(&rbt_unwind_unknown, &tgid, &now, BPF_NOEXIST);
+}
+
+// The record is of an earlier image: user space must write it again even if the new image's
+// /proc/PID/maps reads the same.
+static __always_inline void ask_user_space_anew(__u32 tgid) {
+  __u64 anew = RBT_UNWIND_ASK_ANEW;
+  bpf_map_update_elem(&rbt_unwind_unknown, &tgid, &anew, BPF_ANY);
+}
+
+// The mapping holding pc, or null.
+static __always_inline struct rbt_unwind_mapping *mapping_of(struct rbt_unwind_proc *p, __u64 pc) {
+  __u32 lo = 0, n = p->count;
+  if (n == 0 || n > RBT_UNWIND_MAX_MAPPINGS)
+    return 0;
+  for (int i = 0; i < 8; i++) {  // 2^8 > RBT_UNWIND_MAX_MAPPINGS
+    if (n <= 1)
+      break;
+    __u32 half = n / 2, mid = lo + half;
+    if (p->maps[mid & (RBT_UNWIND_MAX_MAPPINGS - 1)].start <= pc)
+      lo = mid, n -= half;
+    else
+      n = half;
+  }
+  struct rbt_unwind_mapping *m = &p->maps[lo & (RBT_UNWIND_MAX_MAPPINGS - 1)];
+  return pc >= m->start && pc < m->end ? m : 0;
+}
+
+// The row covering vaddr among the binary's rows, or null.
+static __always_inline struct rbt_unwind_row *row_of(struct rbt_unwind_mapping *m, __u64 vaddr) {
+  __u32 lo = m->first_row, n = m->rows;
+  for (int i = 0; i < RBT_UNWIND_SEARCH_STEPS; i++) {
+    if (n <= 1)
+      break;
+    __u32 half = n / 2, mid = lo + half;
+    struct rbt_unwind_row *r = bpf_map_lookup_elem(&rbt_unwind_rows, &mid);
+    if (!r)
+      return 0;
+    if (r->pc <= vaddr)
+      lo = mid, n -= half;
+    else
+      n = half;
+  }
+  struct rbt_unwind_row *r = bpf_map_lookup_elem(&rbt_unwind_rows, &lo);
+  return r && n && r->pc <= vaddr ? r : 0;
+}
+
+static __always_inline __u64 read_u64(__u64 addr, int *err) {
+  __u64 v = 0;
+  if (bpf_probe_read_user(&v, sizeof(v), (const void *)addr))
+    *err = 1;
+  return v;
+}
+
+// A word of the user stack. Reads of user memory dominate the walk's cost, and the walk moves
+// up the stack: one read of STACK_CHUNK bytes serves the frames above it until a word falls
+// past its end. Near the stack's top a chunk may not be readable: then the word alone.
+static __always_inline __u64 stack_word(struct native_scratch *s, __u64 addr, int *err) {
+  __u64 off = addr - s->chunk_base;
+  if (addr < s->chunk_base || off + 8 > s->chunk_len) {
+    if (bpf_probe_read_user(s->chunk, STACK_CHUNK, (const void *)addr)) {
+      s->chunk_len = 0;
+      return read_u64(addr, err);
+    }
+    s->chunk_base = addr;
+    s->chunk_len = STACK_CHUNK;
+    off = 0;
+  }
+  off &= STACK_CHUNK - 1;
+  if (off > STACK_CHUNK - 8)
+    return read_u64(addr, err);
+  return *(__u64 *)(s->chunk + off);
+}
+
+// One frame: records the pc, then steps to the caller. Returns 1 to end the walk.
+static long unwind_one(__u64 index, void *ctx) {
+  struct native_scratch *s = ((struct native_ctx *)ctx)->s;
+  struct rbt_unwind_proc *proc = ((struct native_ctx *)ctx)->proc;
+  __u32 n = s->stack.count;
+  if (n >= s->max || n >= RBT_NATIVE_MAX_DEPTH) {
+    s->stack.stop = RBT_NATIVE_STOP_DEPTH;
+    return 1;
+  }
+  s->stack.pcs[n & (RBT_NATIVE_MAX_DEPTH - 1)] = s->ip;
+  s->stack.count = n + 1;
+  s->hash = (s->hash ^ s->ip) * 0x100000001b3ULL;
+  // A return address points after its call: look the caller up at the call itself.
+  __u64 pc = n == 0 ? s->ip : s->ip - 1;
+  __u32 slot = (__u32)((pc ^ (pc >> 12) ^ s->stack.tgid) & (RBT_UNWIND_CACHE - 1));
+  struct row_cache_entry *c = bpf_map_lookup_elem(&rbt_unwind_cache, &slot);
+  if (!c)
+    return 1;
+  struct rbt_unwind_row *r = &c->row;
+  if (c->pc != pc || c->tgid != s->stack.tgid || c->generation != proc->generation) {
+    struct rbt_unwind_mapping *m = mapping_of(proc, pc);
+    if (!m) {
+      s->stack.stop = RBT_NATIVE_STOP_UNKNOWN;
+      return 1;
+    }
+    __u64 vaddr = pc - m->bias;
+    struct rbt_unwind_row *found = vaddr >> 32 ? 0 : row_of(m, vaddr);
+    if (!found) {
+      s->stack.stop = RBT_NATIVE_STOP_NO_CFI;
+      return 1;
+    }
+    c->pc = pc;
+    c->tgid = s->stack.tgid;
+    c->generation = proc->generation;
+    c->row = *found;
+  }
+  if (r->cfa_kind == RBT_UNWIND_STOP) {
+    s->stack.stop = RBT_NATIVE_STOP_NO_CFI;
+    return 1;
+  }
+  __u64 cfa;
+  switch (r->cfa_kind) {
+  case RBT_UNWIND_CFA_RSP: cfa = s->sp + (__s64)r->cfa_off; break;
+  case RBT_UNWIND_CFA_RBP:
+    if (!s->bp) {
+      s->stack.stop = RBT_NATIVE_STOP_READ;
+      return 1;
+    }
+    cfa = s->bp + (__s64)r->cfa_off;
+    break;
+  case RBT_UNWIND_CFA_PLT:
+    cfa = s->sp + (__s64)r->cfa_off + ((s->ip & 15) >= (__u64)r->rbp_off ? 8 : 0);
+    break;
+  default:  // RBT_UNWIND_END: the outermost frame
+    s->stack.stop = RBT_NATIVE_STOP_END;
+    return 1;
+  }
+  int err = 0;
+  if (r->rbp_kind == RBT_UNWIND_RBP_SAVED && r->cfa_kind != RBT_UNWIND_CFA_PLT)
+    s->bp = stack_word(s, cfa + (__s64)r->rbp_off, &err);  // below the return address
+  __u64 ra = stack_word(s, cfa - 8, &err);
+  if (r->rbp_kind == RBT_UNWIND_RBP_LOST && r->cfa_kind != RBT_UNWIND_CFA_PLT)
+    s->bp = 0;
+  if (err) {
+    s->stack.stop = RBT_NATIVE_STOP_READ;
+    return 1;
+  }
+  if (!ra) {  // a zeroed return address also marks the outermost frame
+    s->stack.stop = RBT_NATIVE_STOP_END;
+    return 1;
+  }
+  s->sp = cfa;
+  s->ip = ra;
+  return 0;
+}
+
+// Walks the current thread's native stack into the per-CPU scratch; null when there is none.
+static __always_inline struct native_scratch *walk_native(__u64 max_depth) {
+  __u64 pid_tgid = bpf_get_current_pid_tgid();
+  __u32 tgid = pid_tgid >> 32;
+  struct task_struct___native *task = (void *)bpf_get_current_task_btf();
+  if (tgid == 0 || (task->flags & PF_KTHREAD))
+    return 0;
+  struct rbt_unwind_proc *p = bpf_map_lookup_elem(&rbt_unwind_procs, &tgid);
+  __u64 mm = (__u64)task->mm;
+  if (p && p->mm != mm) {
+    if (p->mm) {  // the record describes an earlier image of this pid
+      ask_user_space_anew(tgid);
+      return 0;
+    }
+    __sync_val_compare_and_swap(&p->mm, 0, mm);  // first use since user space wrote it
+  }
+  if (!p) {
+    ask_user_space(tgid);
+    return 0;
+  }
+  __u32 zero = 0;
+  struct native_scratch *s = bpf_map_lookup_elem(&rbt_native_scratch, &zero);
+  if (!s)
+    return 0;
+  struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs((void *)task);
+  if (!regs)
+    return 0;
+  s->ip = regs->ip;
+  s->sp = regs->sp;
+  s->bp = regs->bp;
+  if (!s->ip)
+    return 0;
+  s->max = max_depth == 0 ? RBT_NATIVE_DEFAULT_DEPTH
+           : max_depth > RBT_NATIVE_MAX_DEPTH ? RBT_NATIVE_MAX_DEPTH
+                                              : (__u32)max_depth;
+  s->hash = (0xcbf29ce484222325ULL ^ tgid) * 0x100000001b3ULL;
+  s->stack.tgid = tgid;
+  s->stack.count = 0;
+  s->stack.stop = RBT_NATIVE_STOP_END;
+  s->chunk_base = 0;
+  s->chunk_len = 0;
+  struct native_ctx c = {s, p};
+  bpf_loop(RBT_NATIVE_MAX_DEPTH + 1, unwind_one, &c, 0);
+  if (s->stack.stop == RBT_NATIVE_STOP_UNKNOWN)
+    ask_user_space(tgid);  // a library loaded since user space read the maps, perhaps
+  return s;
+}
+
+// No ctx argument, as rbt_rstack: it may stay a global function of its own.
+__u64 rbt_nstack(__u64 max_depth) {
+  struct native_scratch *s = walk_native(max_depth);
+  if (!s)
+    return 0;
+  __u64 id = (s->hash ^ ((__u64)s->stack.stop << 56) ^ s->stack.count) | 1;
+  if (!bpf_map_lookup_elem(&rbt_native_stacks, &id))
+    bpf_map_update_elem(&rbt_native_stacks, &id, &s->stack, BPF_NOEXIST);
+  return id;
+}
