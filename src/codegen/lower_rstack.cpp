@@ -17,7 +17,15 @@ const char *walker_name() {
   return ref && std::strcmp(ref, "1") == 0 ? "rbt_rstack_reference" : "rbt_rstack";
 }
 
+// The discovery programs of stdlib/bpf/ruby_discovery.h come with the walker: declaring them
+// makes the linker bring them in; the runtime attaches them (src/runtime/ruby/ruby_discovery).
+void declare_discovery(IRBuilderBPF &b, llvm::Module &module) {
+  for (const char *name : {"rbt_ruby_discover", "rbt_ruby_fork", "rbt_ruby_exec"})
+    module.getOrInsertFunction(name, b.getInt32Ty(), b.getPtrTy());
+}
+
 llvm::Value *ruby_stack(IRBuilderBPF &b, llvm::Module &module, uint32_t depth) {
+  declare_discovery(b, module);
   llvm::FunctionCallee walk =
       module.getOrInsertFunction(walker_name(), b.getInt64Ty(), b.getInt64Ty());
   llvm::Value *slot = b.stack_slot(16, "rstack");

@@ -267,6 +267,10 @@ Status Session::attach() {
   if (ruby_ && options_.pid > 0)
     if (auto s = ruby_->add_process(options_.pid, !options_.command.empty()); !s)
       return s;
+  // rstack's discovery: from here on BPF finds Ruby processes as they start.
+  if (ruby_)
+    if (auto s = ruby_->attach_discovery(); !s)
+      return s;
   AttachTarget target;
   target.pid = options_.pid;
   for (auto &p : manifest_.probes) {
