@@ -12,6 +12,7 @@
 
 #include "ruby/ruby_elf.h"
 #include "ruby/ruby_process.h"
+#include "ruby/ruby_symbols.h"
 #include "symbols/library_resolver.h"
 #include "symbols/process_maps.h"
 
@@ -127,6 +128,7 @@ int RubyDiscovery::add(const std::string &path, uint64_t dev, uint64_t ino) {
   b.version = facts->version;
   if (std::string why = binary_facts(*b.elf, *facts, b.facts); !why.empty())
     return note(why);
+  b.facts.global_symbols_vaddr = global_symbols_vaddr(*b.elf);
   uint32_t index = static_cast<uint32_t>(binaries_.size());
   if (bpf_map_update_elem(binaries_fd_, &index, &b.facts, BPF_ANY) != 0)
     return note(std::string("cannot fill rbt_ruby_binaries: ") + strerror(errno));

@@ -24,6 +24,20 @@ constexpr int kWatchPolls = 1000;
 
 std::string bounded(const char *s, size_t cap) { return std::string(s, strnlen(s, cap)); }
 
+// How BPF finds the process's threads, for -v.
+std::string lookup_text(const rbt_ruby_proc &proc) {
+  char how[96];
+  if (proc.tls_kind == RBT_RUBY_THREAD_LIST)
+    snprintf(how, sizeof(how), "threads list (ruby_current_vm_ptr at 0x%llx)",
+             static_cast<unsigned long long>(proc.vm_ptr));
+  else
+    snprintf(how, sizeof(how), "TLS %s modid %llu offset %lld",
+             proc.tls_kind == RBT_RUBY_TLS_DTV ? "dtv" : "tpoff",
+             static_cast<unsigned long long>(proc.tls_modid),
+             static_cast<long long>(proc.tls_offset));
+  return how;
+}
+
 }  // namespace
 
 std::unique_ptr<RubyStacks> RubyStacks::open(bpf_object *obj, bool verbose) {
@@ -109,8 +123,10 @@ void RubyStacks::take_born() {
       p.proc.image = static_cast<uint32_t>(k);
     processes_[k] = p;
     if (verbose_)
-      fprintf(stderr, "rbt: rstack: pid %d runs Ruby %s (%s), found by BPF%s\n", pid,
-              p.version.c_str(), p.binary.c_str(), born.parent_tgid ? " at fork" : "");
+      fprintf(stderr, "rbt: rstack: pid %d runs Ruby %s (%s), %s, found by BPF%s\n", pid,
+              p.version.c_str(), p.binary.c_str(),
+              current ? lookup_text(p.proc).c_str() : "(exec'd since)",
+              born.parent_tgid ? " at fork" : "");
     if (current && !now.global_symbols)
       unnamed_[k] = kWatchPolls;
   }
@@ -141,18 +157,9 @@ void RubyStacks::record(pid_t pid, Inspection &in) {
     if (!in.process.proc.global_symbols)
       unnamed_[k] = kWatchPolls;
     const rbt_ruby_proc &proc = in.process.proc;
-    char how[96];
-    if (proc.tls_kind == RBT_RUBY_THREAD_LIST)
-      snprintf(how, sizeof(how), "threads list (ruby_current_vm_ptr at 0x%llx)",
-               static_cast<unsigned long long>(proc.vm_ptr));
-    else
-      snprintf(how, sizeof(how), "TLS %s modid %llu offset %lld",
-               proc.tls_kind == RBT_RUBY_TLS_DTV ? "dtv" : "tpoff",
-               static_cast<unsigned long long>(proc.tls_modid),
-               static_cast<long long>(proc.tls_offset));
     if (verbose_)
       fprintf(stderr, "rbt: rstack: pid %d runs Ruby %s (%s), %s%s\n", pid,
-              in.process.version.c_str(), in.process.binary.c_str(), how,
+              in.process.version.c_str(), in.process.binary.c_str(), lookup_text(proc).c_str(),
               proc.global_symbols ? ", symbol table found" : "");
   } else if (in.outcome == InspectOutcome::NotRuby || in.layout_mismatch) {
     // A layout that still fails its check once the process had time to start: say so once,
