@@ -120,10 +120,13 @@ def run(cmd, **kw):
     subprocess.run(cmd, check=True, timeout=60, **kw)
 
 
-def libruby_path():
-    out = subprocess.run(["ruby", "-e", 'print File.join(RbConfig::CONFIG["libdir"], '
-                          'RbConfig::CONFIG["LIBRUBY_SO"])'], capture_output=True, text=True)
-    return os.path.realpath(out.stdout)
+def libruby():
+    """(the file a ruby maps as its libruby, the soname the dynamic loader looks for)."""
+    out = subprocess.run(["ruby", "-e", 'puts File.readlines("/proc/self/maps").grep(/libruby/)'
+                          '.first.split.last, RbConfig::CONFIG["LIBRUBY_SONAME"]'],
+                         capture_output=True, text=True, check=True)
+    path, soname = out.stdout.split()
+    return path, soname
 
 
 def host_child(parent, timeout=10):
@@ -143,8 +146,7 @@ def host_child(parent, timeout=10):
 def in_namespace(tmp, args):
     """Starts early.rb in new PID and mount namespaces, libruby bind-mounted at a path that only
     they have (a tmpfs on /mnt); returns (unshare's Popen, the ruby's host pid)."""
-    lib = libruby_path()
-    name = os.path.basename(lib)
+    lib, name = libruby()
     script = (f"set -e; mount -t tmpfs rbt-ns /mnt; mkdir /mnt/rubylib; "
               f"touch /mnt/rubylib/{name}; mount --bind {lib} /mnt/rubylib/{name}; "
               f"LD_LIBRARY_PATH=/mnt/rubylib exec ruby {EARLY} {' '.join(args)}")
@@ -179,7 +181,10 @@ def scenario(rbt, name, tmp):
         go = os.path.join(tmp, "go")
         t = Tracer(rbt, ["-e", GCD_PROG])
         p, pid = in_namespace(tmp, [out, f"wait:{go}"])
-        maps = open(f"/proc/{pid}/maps").read()
+        maps, deadline = "", time.time() + 10
+        while "libruby" not in maps and time.time() < deadline:  # sh has exec'd ruby
+            maps = open(f"/proc/{pid}/maps").read()
+            time.sleep(0.01)
         open(go, "w").close()
         p.wait(timeout=60)
         text = t.stop()
@@ -211,13 +216,13 @@ def scenario(rbt, name, tmp):
                              " | ".join(f"{f[0]} {f[1]}:{f[2]}" for f in g[:8]))
         return {}, got, extra, 0
     if name == "new_binary":
-        lib = libruby_path()
+        lib, soname = libruby()
         libdir = os.path.join(tmp, "lib")
         out2 = os.path.join(tmp, "second.json")
         env = dict(os.environ, RBT_MARK="ppid", LD_LIBRARY_PATH=libdir)
         t = Tracer(rbt, ["-e", PPID_PROG])
         os.mkdir(libdir)
-        shutil.copy(lib, libdir)  # a file no process maps, in no cache, made after the attach
+        shutil.copy(lib, os.path.join(libdir, soname))  # a file no process maps, in no cache, made after the attach
         run(["ruby", EARLY, out, "late"], env=env)
         run(["ruby", EARLY, out2], env=env)
         got = rbt_marks(t.stop())
