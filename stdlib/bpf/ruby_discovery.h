@@ -130,9 +130,83 @@ __attribute__((section("raw_tp/sched_process_fork"))) int rbt_ruby_fork(__u64 *c
   return 0;
 }
 
-// sched_process_exec: the process has a new image; what was learnt of the old one is dropped.
-__attribute__((section("raw_tp/sched_process_exec"))) int rbt_ruby_exec(void *ctx) {
-  __u32 tgid = bpf_get_current_pid_tgid() >> 32;
+// Executable files user space judged (see ruby_layouts.h).
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 16384);
+  __type(key, struct rbt_ruby_file_id);
+  __type(value, __u32);
+} rbt_ruby_exes SEC(".maps");
+
+// Execs of files without a verdict, for user space to judge (LRU: it may fall behind).
+struct {
+  __uint(type, BPF_MAP_TYPE_LRU_HASH);
+  __uint(max_entries, 1024);
+  __type(key, __u32);
+  __type(value, struct rbt_ruby_exec_file);
+} rbt_ruby_execs SEC(".maps");
+
+struct super_block {
+  unsigned int s_dev;
+} __attribute__((preserve_access_index));
+struct inode {
+  unsigned long i_ino;
+  struct super_block *i_sb;
+} __attribute__((preserve_access_index));
+struct file {
+  struct inode *f_inode;
+} __attribute__((preserve_access_index));
+struct linux_binprm {
+  struct file *file;
+  const char *interp; /* the file exec runs: the interpreter of a #! script */
+} __attribute__((preserve_access_index));
+
+// Per-CPU room for an exec's file record (over the 512-byte BPF stack with the rest).
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, struct rbt_ruby_exec_file);
+} rbt_ruby_exec_scratch SEC(".maps");
+
+// sched_process_exec(task, old_pid, bprm): the process has a new image; what was learnt of the
+// old one is dropped. When its file is known not to be a Ruby, that is its record at once, so
+// its probes never ask user space; a file without a verdict is left for user space to judge.
+__attribute__((section("raw_tp/sched_process_exec"))) int rbt_ruby_exec(__u64 *ctx) {
+  __u32 tgid = bpf_get_current_pid_tgid() >> 32, zero = 0;
+  struct rbt_ruby_exec_file *e = bpf_map_lookup_elem(&rbt_ruby_exec_scratch, &zero);
+  if (!e)
+    return 0;
+  struct linux_binprm *bprm = (struct linux_binprm *)ctx[2];
+  struct file *file = 0;
+  struct inode *inode = 0;
+  struct super_block *sb = 0;
+  bpf_probe_read_kernel(&file, sizeof(file), __builtin_preserve_access_index(&bprm->file));
+  bpf_probe_read_kernel(&inode, sizeof(inode), __builtin_preserve_access_index(&file->f_inode));
+  bpf_probe_read_kernel(&sb, sizeof(sb), __builtin_preserve_access_index(&inode->i_sb));
+  e->id.ino = 0;
+  e->id.dev = 0;
+  e->id.pad = 0;
+  bpf_probe_read_kernel(&e->id.ino, sizeof(e->id.ino),
+                        __builtin_preserve_access_index(&inode->i_ino));
+  bpf_probe_read_kernel(&e->id.dev, sizeof(e->id.dev), __builtin_preserve_access_index(&sb->s_dev));
+  __u32 *verdict = bpf_map_lookup_elem(&rbt_ruby_exes, &e->id);
+  if (verdict && *verdict == RBT_RUBY_EXE_NOT_RUBY) {
+    struct rbt_ruby_proc rec = {};
+    rec.layout = RBT_RUBY_NOT_RUBY;
+    rec.start = current_start();
+    rec.image = (__u32)rec.start;
+    rec.binary = RBT_RUBY_NO_BINARY;
+    bpf_map_update_elem(&rbt_ruby_procs, &tgid, &rec, BPF_ANY);
+    return 0;
+  }
   bpf_map_delete_elem(&rbt_ruby_procs, &tgid);
+  if (verdict)
+    return 0;
+  const char *name = 0;
+  bpf_probe_read_kernel(&name, sizeof(name), __builtin_preserve_access_index(&bprm->interp));
+  if (bpf_probe_read_kernel_str(e->path, sizeof(e->path), name) < 0)
+    e->path[0] = 0;
+  bpf_map_update_elem(&rbt_ruby_execs, &tgid, e, BPF_ANY);
   return 0;
 }

@@ -138,6 +138,23 @@ struct rbt_ruby_binary {
   __u32 tls_source;            /* enum rbt_ruby_tls_source */
 };
 
+/* An executable file as the kernel names it (inode number, superblock device), and what rbt
+ * knows of it (rbt_ruby_exes): RBT_RUBY_EXE_NOT_RUBY when the file neither is a Ruby nor
+ * links libruby, so its processes are known not to be Ruby from their exec on. */
+struct rbt_ruby_file_id {
+  __u64 ino;
+  __u32 dev;
+  __u32 pad;
+};
+#define RBT_RUBY_EXE_NOT_RUBY 1
+#define RBT_RUBY_EXEC_PATH_LEN 256
+/* An exec of a file rbt has no verdict on (rbt_ruby_execs, keyed by tgid): for user space to
+ * judge the file, once. */
+struct rbt_ruby_exec_file {
+  struct rbt_ruby_file_id id;
+  char path[RBT_RUBY_EXEC_PATH_LEN]; /* as exec opened it (bprm->interp), in its namespace */
+};
+
 /* What BPF's discovery tells user space about a process it found (rbt_ruby_born, keyed by
  * tgid << 32 | image): user space needs it only to name C functions by ELF symbol and to
  * look for Ruby's symbol table, never to walk stacks. */

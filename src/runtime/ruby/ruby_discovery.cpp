@@ -2,6 +2,7 @@
 
 #include <bpf/bpf.h>
 #include <dirent.h>
+#include <gelf.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -89,7 +90,76 @@ std::string binary_facts(const ElfFile &elf, const RubyElfFacts &f, rbt_ruby_bin
   return {};
 }
 
+// Whether processes of the executable `elf` may run Ruby: it is one (ruby_version), or it links
+// a libruby. (A libruby loaded with dlopen is met by its early uprobe when rbt knows the file.)
+bool may_run_ruby(const ElfFile &elf) {
+  if (elf.find("ruby_version"))
+    return true;
+  Elf_Scn *scn = nullptr;
+  while ((scn = elf_nextscn(elf.handle(), scn)) != nullptr) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || sh.sh_entsize == 0)
+      continue;
+    Elf_Data *data = elf_getdata(scn, nullptr);
+    for (size_t i = 0; data && i < sh.sh_size / sh.sh_entsize; i++) {
+      GElf_Dyn dyn;
+      if (!gelf_getdyn(data, static_cast<int>(i), &dyn) || dyn.d_tag != DT_NEEDED)
+        continue;
+      const char *name = elf_strptr(elf.handle(), sh.sh_link, dyn.d_un.d_val);
+      if (name && strncmp(name, "libruby", 7) == 0)
+        return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
+
+void RubyDiscovery::judge_execs() {
+  if (execs_fd_ < 0 || exes_fd_ < 0)
+    return;
+  uint32_t key, next;
+  std::vector<uint32_t> tgids;
+  void *prev = nullptr;
+  while (bpf_map_get_next_key(execs_fd_, prev, &next) == 0) {
+    tgids.push_back(next);
+    key = next;
+    prev = &key;
+  }
+  for (uint32_t tgid : tgids) {
+    rbt_ruby_exec_file e{};
+    bool got = bpf_map_lookup_elem(execs_fd_, &tgid, &e) == 0;
+    bpf_map_delete_elem(execs_fd_, &tgid);
+    if (!got || !judged_.insert({e.id.ino, e.id.dev}).second)
+      continue;
+    std::string path(e.path, strnlen(e.path, sizeof(e.path)));
+    if (path.empty() || path[0] != '/') {
+      judged_.erase({e.id.ino, e.id.dev});
+      continue;
+    }
+    // The file as the process sees it, else as the host does: the same inode either way.
+    std::optional<std::string> found;
+    for (std::string candidate : {"/proc/" + std::to_string(tgid) + "/root" + path, path}) {
+      struct stat st;
+      if (stat(candidate.c_str(), &st) == 0 && st.st_ino == e.id.ino) {
+        found = candidate;
+        break;
+      }
+    }
+    auto elf = found ? ElfFile::open(*found) : Result<ElfFile>(make_error("", ""));
+    if (!elf) {
+      judged_.erase({e.id.ino, e.id.dev});  // not seen well this time: judge a later exec
+      continue;
+    }
+    if (may_run_ruby(*elf))
+      continue;
+    uint32_t verdict = RBT_RUBY_EXE_NOT_RUBY;
+    bpf_map_update_elem(exes_fd_, &e.id, &verdict, BPF_ANY);
+    if (verbose_)
+      fprintf(stderr, "rbt: rstack: %s runs no Ruby: its processes are not inspected\n",
+              found->c_str());
+  }
+}
 
 std::unique_ptr<RubyDiscovery> RubyDiscovery::open(bpf_object *obj, bool verbose) {
   if (!bpf_object__find_program_by_name(obj, "rbt_ruby_discover"))
@@ -97,6 +167,10 @@ std::unique_ptr<RubyDiscovery> RubyDiscovery::open(bpf_object *obj, bool verbose
   std::unique_ptr<RubyDiscovery> d(new RubyDiscovery(obj, verbose));
   const bpf_map *m = bpf_object__find_map_by_name(obj, "rbt_ruby_binaries");
   d->binaries_fd_ = m ? bpf_map__fd(m) : -1;
+  m = bpf_object__find_map_by_name(obj, "rbt_ruby_exes");
+  d->exes_fd_ = m ? bpf_map__fd(m) : -1;
+  m = bpf_object__find_map_by_name(obj, "rbt_ruby_execs");
+  d->execs_fd_ = m ? bpf_map__fd(m) : -1;
   return d;
 }
 

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,10 @@ public:
   const Binary *binary(uint32_t index) const {
     return index < binaries_.size() ? &binaries_[index] : nullptr;
   }
+  // Judges the executable files processes exec'd since the last call (rbt_ruby_execs): one
+  // that neither is a Ruby nor links libruby gets a verdict in BPF, and its processes are
+  // known not to be Ruby from their exec on, without asking user space again.
+  void judge_execs();
   // Where the file keeps ruby_global_symbols, found from one of its processes: every later
   // process of the file gets it from BPF.
   void set_global_symbols(uint32_t index, uint64_t vaddr);
@@ -57,6 +62,8 @@ private:
   std::vector<Binary> binaries_;
   std::vector<std::pair<uint64_t, uint64_t>> rejected_;  // files that are no Ruby rstack probes
   std::vector<bpf_link *> links_;
+  int exes_fd_ = -1, execs_fd_ = -1;
+  std::set<std::pair<uint64_t, uint32_t>> judged_;  // kernel file ids judged (either way)
 };
 
 }  // namespace rbt::runtime::ruby

@@ -231,6 +231,8 @@ void RubyStacks::find_symbols() {
 
 void RubyStacks::poll() {
   take_born();
+  if (discovery_)
+    discovery_->judge_execs();
   find_symbols();
   for (auto it = watched_.begin(); it != watched_.end();) {
     Inspection in = inspect_process(it->first);
