@@ -42,6 +42,7 @@ examples:
   rbt -e 'tracepoint:syscalls:sys_enter_openat { @[comm] = count(); }'
   rbt -e 'profile:hz:99 { @[cpu] = count(); } interval:s:1 { exit(); }'
   rbt -c 'ruby app.rb' -e 'profile:hz:99 /pid == cpid/ { @[rstack] = count(); }'
+  rbt -e 'profile:hz:99 { @[pid, rstack] = count(); }'   # every Ruby, started before or after
 
 Options come before a script file; the words after it are its $1..$N.
 )";
