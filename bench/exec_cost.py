@@ -11,9 +11,11 @@ in interleaved rounds with a second bare run as an A/A control; reported: the me
 rounds of each run's ratio to its round's bare run (rbt gets 1 s after its attach to inspect
 the processes already running, once each, before the execs start). For context, the same with a script
 without rstack (`profile:hz:99 { @[pid] = count(); }`: no discovery programs). Target: the
-rstack run within the noise (two standard errors of the A/A ratio, at least 1%).
+rstack run within the noise (two standard errors of the A/A ratio, at least 1%). Also, free of
+the wall clock's noise: the run time per call of rstack's exec and fork programs (kernel BPF
+stats, read with bpftool), as a share of a fork+exec.
 
-Needs root and rbt; exits 0 whatever the numbers are.
+Needs root, bpftool and rbt; exits 0 whatever the numbers are.
 """
 
 import argparse
@@ -23,6 +25,9 @@ import statistics
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rstack_cost import bpftool_prog, enable_stats, prog_ids_of  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RSTACK = "profile:hz:99 { @[pid, rstack] = count(); }"
@@ -56,6 +61,29 @@ def stop(p):
     p.wait(timeout=60)
 
 
+def discovery_time(rbt, execs):
+    """Per call run time (ns) of rstack's exec and fork programs during `execs` execs, from the
+    kernel's BPF stats: what each fork and exec pays, free of the wall clock's noise."""
+    stats = enable_stats()
+    if stats is None:
+        return {}
+    try:
+        p = attached(rbt, RSTACK)
+        before = {i: bpftool_prog(i) for i in prog_ids_of(p.pid)}
+        exec_loop(execs)
+        out = {}
+        for i, b in before.items():
+            a = bpftool_prog(i)
+            if a and a.get("name") in ("rbt_ruby_exec", "rbt_ruby_fork"):
+                runs = a.get("run_cnt", 0) - b.get("run_cnt", 0)
+                ns = a.get("run_time_ns", 0) - b.get("run_time_ns", 0)
+                out[a["name"]] = (ns / runs if runs else 0.0, runs)
+        stop(p)
+        return out
+    finally:
+        os.close(stats)
+
+
 def measure(rbt, runs, execs):
     """[(metric, value, unit, target, verdict, note)]"""
     ratios = {"A/A": [], "rstack": [], "plain": []}
@@ -74,7 +102,11 @@ def measure(rbt, runs, execs):
     noise = max(0.01, 2 * statistics.stdev(aa) / len(aa) ** 0.5 if len(aa) > 1 else 0.01)
     med = {k: statistics.median(v) for k, v in ratios.items()}
     per_exec_us = statistics.median(bare_times) / execs * 1e6
-    return [
+    bpf = discovery_time(rbt, execs)
+    bpf_rows = [(f"{name} per call", ns / 1000, "us", "-", None,
+                 f"{calls} calls; {ns / 1000 / per_exec_us * 100:.3f}% of a fork+exec")
+                for name, (ns, calls) in sorted(bpf.items())]
+    return bpf_rows + [
         (f"{execs} execs of true, bare", statistics.median(bare_times), "s", "-", None,
          f"{per_exec_us:.0f} us per fork+exec"),
         ("A/A (bare again / bare)", med["A/A"], "x", "-", None, f"noise {noise * 100:.1f}%"),
