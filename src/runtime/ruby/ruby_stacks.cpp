@@ -122,11 +122,13 @@ void RubyStacks::take_born() {
     else
       p.proc.image = static_cast<uint32_t>(k);
     processes_[k] = p;
-    if (verbose_)
+    if (verbose_ && current)
       fprintf(stderr, "rbt: rstack: pid %d runs Ruby %s (%s), %s, found by BPF%s\n", pid,
-              p.version.c_str(), p.binary.c_str(),
-              current ? lookup_text(p.proc).c_str() : "(exec'd since)",
+              p.version.c_str(), p.binary.c_str(), lookup_text(p.proc).c_str(),
               born.parent_tgid ? " at fork" : "");
+    else if (verbose_)
+      fprintf(stderr, "rbt: rstack: pid %d ran Ruby %s (%s), found by BPF, until an exec\n", pid,
+              p.version.c_str(), p.binary.c_str());
     if (current && !now.global_symbols)
       unnamed_[k] = kWatchPolls;
   }
