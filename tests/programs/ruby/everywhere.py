@@ -30,7 +30,7 @@ import compare
 HERE = os.path.dirname(os.path.abspath(__file__))
 EARLY = os.path.join(HERE, "early.rb")
 PRINT = '{ printf("MARK %d %d\\n%s\\nEND\\n", pid, tid, rstack); }'
-GCD_PROG = "uprobe:libruby:rb_gcd " + PRINT
+MARK_PROG = "uprobe:libruby:rb_ary_assoc " + PRINT
 PPID_PROG = 'tracepoint:syscalls:sys_enter_getppid /comm == "ruby"/ ' + PRINT
 
 
@@ -68,8 +68,8 @@ class Tracer:
 
 
 def rbt_marks(text):
-    """{pid: [frames...]} in order; frames as compare.rbt_marks makes them, and the ppid
-    marker's leaf named as gcd's so compare.compare() applies to both markers."""
+    """{pid: [frames...]} in order; frames as compare.rbt_marks makes them, and the marker's
+    leaf (assoc or ppid) named as marks.rb's (gcd) so that compare.compare() applies."""
     marks, cur, pid = {}, None, None
     for line in text.splitlines():
         line = line.strip()
@@ -82,7 +82,7 @@ def rbt_marks(text):
             cur.extend(compare.rbt_marks(f"MARK 0\n{line}\nEND")[0][0])
     for stacks in marks.values():
         for s in stacks:
-            if s and s[0][0] == "ppid":
+            if s and s[0][0] in ("assoc", "ppid"):
                 s[0] = ("gcd", None, None)
     return marks
 
@@ -167,7 +167,7 @@ def scenario(rbt, name, tmp):
             "chain": ["sh", "-c", f"exec env ruby {EARLY} {out}"],
             "exec": ["ruby", EARLY, out, "exec"],
         }[name]
-        t = Tracer(rbt, ["-e", GCD_PROG])
+        t = Tracer(rbt, ["-e", MARK_PROG])
         run(cmd)
         text = t.stop()
         files = [out] + [p for p in (out + ".child", out + ".exec") if os.path.exists(p)]
@@ -179,7 +179,7 @@ def scenario(rbt, name, tmp):
         return expected, rbt_marks(text), extra, 0
     if name == "namespace":
         go = os.path.join(tmp, "go")
-        t = Tracer(rbt, ["-e", GCD_PROG])
+        t = Tracer(rbt, ["-e", MARK_PROG])
         p, pid = in_namespace(tmp, [out, f"wait:{go}"])
         maps, deadline = "", time.time() + 10
         while "libruby" not in maps and time.time() < deadline:  # sh has exec'd ruby
@@ -199,7 +199,7 @@ def scenario(rbt, name, tmp):
         stop = os.path.join(tmp, "stop")
         p, pid = in_namespace(tmp, [out, f"loop:{stop}"])
         time.sleep(0.5)
-        t = Tracer(rbt, ["-p", str(pid), "-e", GCD_PROG])
+        t = Tracer(rbt, ["-p", str(pid), "-e", MARK_PROG])
         time.sleep(1)
         open(stop, "w").close()
         p.wait(timeout=60)
