@@ -61,6 +61,7 @@ examples:
   rbt -e 'tracepoint:syscalls:sys_enter_openat { @[comm] = count(); }'
   rbt -e 'profile:hz:99 { @[cpu] = count(); } interval:s:1 { exit(); }'
   rbt -c 'ruby app.rb' -e 'profile:hz:99 /pid == cpid/ { @[rstack] = count(); }'
+  rbt -e 'profile:hz:99 { @[pid, rstack] = count(); }'   # every Ruby, started before or after
   rbt -c 'ruby app.rb' -e 'profile:hz:99 /pid == cpid/ { @[rstack] = count(); }' -o app.svg
   rbt -c 'ruby app.rb' -e 'profile:hz:99 /strcontains(rstack, "index")/ { @[rlabel(-3)] = count(); }'
   rbt -c 'ruby app.rb' -e 'profile:hz:99 /pid == cpid/ { @[rstack(native)] = count(); }'

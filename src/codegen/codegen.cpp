@@ -150,7 +150,9 @@ Result<CompiledObject> compile(const ast::Program &program, const sema::SemaInfo
       std::max<size_t>(1, std::min({size_t{threads}, size_t{kMaxPartitions}, programs})) - 1);
   const bool start_early = programs >= kEarlyThreadPrograms;
 
-  std::vector<std::optional<Result<CompiledObject>>> parts(helpers + 1);
+  // Room for every part a plan can make: library programs (rstack's discovery) count too.
+  std::vector<std::optional<Result<CompiledObject>>> parts(
+      std::max(helpers + 1, std::min(threads, kMaxPartitions)));
   PartitionPlan plan;  // part 0's, written before the threads are joined
   std::vector<std::jthread> workers;
   std::function<std::optional<Result<CompiledObject>>(unsigned)> compile_part;

@@ -74,7 +74,9 @@ Status link_stdlib(llvm::Module &module, std::string_view library) {
   // still calls them global, and the verifier checks a global BPF function on its own, without
   // the caller's constant arguments (a USDT argument index would then look unbounded).
   for (auto &fn : module.functions()) {
-    if (fn.isDeclaration() || programs.count(fn.getName().str()))
+    // A function with a section is a program, the script's or a library's own (rstack's
+    // discovery programs, which the runtime attaches).
+    if (fn.isDeclaration() || programs.count(fn.getName().str()) || fn.hasSection())
       continue;
     fn.setLinkage(llvm::GlobalValue::InternalLinkage);
     if (!fn.hasFnAttribute(llvm::Attribute::NoInline))

@@ -30,10 +30,18 @@ llvm::Value *walk(IRBuilderBPF &b, llvm::Module &module, const char *walker, uin
   llvm::FunctionCallee fn = module.getOrInsertFunction(walker, b.getInt64Ty(), b.getInt64Ty());
   return b.CreateCall(fn, {b.getInt64(depth)});
 }
+
+// The discovery programs of stdlib/bpf/ruby_discovery.h come with the walker: declaring them
+// makes the linker bring them in; the runtime attaches them (src/runtime/ruby/ruby_discovery).
+void declare_discovery(IRBuilderBPF &b, llvm::Module &module) {
+  for (const char *name : {"rbt_ruby_discover", "rbt_ruby_fork", "rbt_ruby_exec"})
+    module.getOrInsertFunction(name, b.getInt32Ty(), b.getPtrTy());
+}
 }  // namespace
 
 llvm::Value *Lowering::ruby_stack(const Type &t) {
   libraries_.insert("ruby_stack");
+  declare_discovery(b_, module_);
   const char *walker = reference_walker() ? "rbt_rstack_reference"
                        : in_event_        ? "rbt_rstack_exact"
                                           : "rbt_rstack";
@@ -100,6 +108,7 @@ int64_t Lowering::rframe_index(const ast::Call &call) const {
 // in the probe), all of it (1024) for a root-relative index.
 llvm::Value *Lowering::rframe_stack_id(const ast::Call &call) {
   libraries_.insert("ruby_stack");
+  declare_discovery(b_, module_);
   if (call.args.size() == 2)
     return b_.CreateLoad(b_.getInt64Ty(), lower_expr(*call.args[0]));
   int64_t index = rframe_index(call);

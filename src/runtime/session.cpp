@@ -316,6 +316,10 @@ Status Session::attach() {
     native_->add_process(options_.pid);
   start_wall_ns_ = clock_ns(CLOCK_REALTIME);
   start_mono_ns_ = clock_ns(CLOCK_MONOTONIC);
+  // rstack's discovery: from here on BPF finds Ruby processes as they start.
+  if (ruby_)
+    if (auto s = ruby_->attach_discovery(); !s)
+      return s;
   AttachTarget target;
   target.pid = options_.pid;
   for (auto &p : manifest_.probes) {

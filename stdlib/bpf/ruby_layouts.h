@@ -107,8 +107,64 @@ struct rbt_ruby_proc {
    * under this tgid meets a new process that reused the pid. 0: not checked. */
   __u64 start;
   __u64 vm_ptr; /* RBT_RUBY_THREAD_LIST: address of the ruby_current_vm_ptr variable */
+  /* Which image of the process the facts describe: stacks and frames carry it (their `start`)
+   * so that an exec under the same pid and start time is another process to them. User space
+   * writes the low 32 bits of `start`; BPF's discovery (ruby_discovery.h) a fresh tag. */
+  __u32 image;
+  __u32 binary; /* index into rbt_ruby_binaries when BPF found the process, else NO_BINARY */
+  __u64 bias;   /* load bias of the interpreter (BPF-found processes) */
 };
 #define RBT_RUBY_NS_PER_TICK 10000000ULL /* USER_HZ = 100 */
+#define RBT_RUBY_NO_BINARY 0xffffffffu
+
+/* Per-file facts of a Ruby interpreter (libruby or a ruby executable), computed once by user
+ * space and kept in rbt_ruby_binaries at the index its early uprobes carry as their cookie.
+ * From them and the probe's address, BPF writes a process's rbt_ruby_proc itself. */
+#define RBT_RUBY_MAX_BINARIES 64
+enum rbt_ruby_tls_source {
+  RBT_RUBY_TLS_FROM_GOT_MODID = 1,   /* module id in the GOT slot; offset is tls_offset */
+  RBT_RUBY_TLS_FROM_GOT_TPOFF = 2,   /* TP offset in the GOT slot (R_X86_64_TPOFF64) */
+  RBT_RUBY_TLS_FROM_GOT_DESC = 3,    /* TP offset in the slot's second word (TLSDESC) */
+  RBT_RUBY_TLS_CONSTANT = 4,         /* TP offset is tls_offset (local exec) */
+  RBT_RUBY_TLS_NONE = 5,             /* threads list: no TLS ec */
+};
+struct rbt_ruby_binary {
+  __u64 probe_vaddr[2];        /* link-time addresses of the early-probe symbols */
+  __u64 got_vaddr;             /* GOT slot of ruby_current_ec's relocation */
+  __s64 tls_offset;            /* FROM_GOT_MODID: offset in the block; CONSTANT: from tp */
+  __u64 vm_ptr_vaddr;          /* ruby_current_vm_ptr (threads list) */
+  __u64 global_symbols_vaddr;  /* ruby_global_symbols, 0 until user space found it once */
+  __u32 layout;                /* index into rbt_ruby_layouts */
+  __u32 tls_source;            /* enum rbt_ruby_tls_source */
+};
+
+/* An executable file as the kernel names it (inode number, superblock device), and what rbt
+ * knows of it (rbt_ruby_exes): RBT_RUBY_EXE_NOT_RUBY when the file neither is a Ruby nor
+ * links libruby, so its processes are known not to be Ruby from their exec on. */
+struct rbt_ruby_file_id {
+  __u64 ino;
+  __u32 dev;
+  __u32 pad;
+};
+#define RBT_RUBY_EXE_NOT_RUBY 1
+#define RBT_RUBY_EXEC_PATH_LEN 256
+/* An exec of a file rbt has no verdict on (rbt_ruby_execs, keyed by tgid): for user space to
+ * judge the file, once. */
+struct rbt_ruby_exec_file {
+  struct rbt_ruby_file_id id;
+  char path[RBT_RUBY_EXEC_PATH_LEN]; /* as exec opened it (bprm->interp), in its namespace */
+};
+
+/* What BPF's discovery tells user space about a process it found (rbt_ruby_born, keyed by
+ * tgid << 32 | image): user space needs it only to name C functions by ELF symbol and to
+ * look for Ruby's symbol table, never to walk stacks. */
+struct rbt_ruby_born {
+  __u32 binary;       /* RBT_RUBY_NO_BINARY: copied at fork from a parent user space found */
+  __u32 parent_image; /* fork: the parent's image, with parent_tgid */
+  __u32 parent_tgid;  /* 0: not a fork */
+  __u32 pad;
+  __u64 bias;
+};
 #define RBT_RUBY_NOT_RUBY 0xffffffffu
 
 /* One raw frame: (iseq, pc) of a Ruby frame, (method entry, 0) of a C method frame. */

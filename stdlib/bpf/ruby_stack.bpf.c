@@ -29,6 +29,7 @@ struct task_struct {
   struct thread_struct thread;
   struct task_struct *group_leader;
   __u64 start_boottime;
+  int pid, tgid;  // for discovery's fork program (ruby_discovery.h)
 } __attribute__((preserve_access_index));
 
 struct {
@@ -38,9 +39,11 @@ struct {
   __type(value, struct rbt_ruby_layout);
 } rbt_ruby_layouts SEC(".maps");
 
+// LRU: fork copies records to children (ruby_discovery.h) and nothing deletes them at exit; a
+// record evicted from a live process is found again like an unknown process.
 struct {
-  __uint(type, BPF_MAP_TYPE_HASH);
-  __uint(max_entries, 4096);
+  __uint(type, BPF_MAP_TYPE_LRU_HASH);
+  __uint(max_entries, 16384);
   __type(key, __u32);
   __type(value, struct rbt_ruby_proc);
 } rbt_ruby_procs SEC(".maps");
@@ -433,11 +436,11 @@ static __always_inline struct scratch *walk_current(__u64 max_depth, __u64 *why)
            : max_depth > RBT_RUBY_MAX_DEPTH ? RBT_RUBY_MAX_DEPTH
                                             : (__u32)max_depth;
   s->global_symbols = p->global_symbols;
-  s->hash = (0xcbf29ce484222325ULL ^ tgid ^ (p->start << 32)) * 0x100000001b3ULL;
+  s->hash = (0xcbf29ce484222325ULL ^ tgid ^ ((__u64)p->image << 32)) * 0x100000001b3ULL;
   s->stack.tgid = tgid;
   s->stack.count = 0;
   s->stack.truncated = 0;
-  s->stack.start = (__u32)p->start;
+  s->stack.start = p->image;
   s->has_leaf = 0;
   s->counting = 0;
   // Dummy frames are skipped, so a walk may visit more control frames than it keeps.
@@ -450,7 +453,7 @@ static __always_inline struct scratch *walk_current(__u64 max_depth, __u64 *why)
   if (s->stack.count == 0 && s->rest == 0)
     return 0;
   s->fkey.tgid = tgid;
-  s->fkey.start = (__u32)p->start;
+  s->fkey.start = p->image;
   return s;
 }
 
@@ -658,6 +661,8 @@ __u64 rbt_rstack_contains(__u64 id, const char *needle, __u64 n_size) {
   bpf_loop(c.st->count, frame_matches, &c, 0);
   return c.found;
 }
+
+#include "ruby_discovery.h"
 
 // ---- The bench's reference (bench/rstack_cost.py): rbperf's way, not used by rbt itself. ----
 

@@ -24,6 +24,20 @@ constexpr int kWatchPolls = 1000;
 
 std::string bounded(const char *s, size_t cap) { return std::string(s, strnlen(s, cap)); }
 
+// How BPF finds the process's threads, for -v.
+std::string lookup_text(const rbt_ruby_proc &proc) {
+  char how[96];
+  if (proc.tls_kind == RBT_RUBY_THREAD_LIST)
+    snprintf(how, sizeof(how), "threads list (ruby_current_vm_ptr at 0x%llx)",
+             static_cast<unsigned long long>(proc.vm_ptr));
+  else
+    snprintf(how, sizeof(how), "TLS %s modid %llu offset %lld",
+             proc.tls_kind == RBT_RUBY_TLS_DTV ? "dtv" : "tpoff",
+             static_cast<unsigned long long>(proc.tls_modid),
+             static_cast<long long>(proc.tls_offset));
+  return how;
+}
+
 }  // namespace
 
 std::unique_ptr<RubyStacks> RubyStacks::open(bpf_object *obj, bool verbose) {
@@ -36,7 +50,90 @@ RubyStacks::RubyStacks(bpf_object *obj, bool verbose)
     : verbose_(verbose), layouts_fd_(map_fd(obj, "rbt_ruby_layouts")),
       procs_fd_(map_fd(obj, "rbt_ruby_procs")), unknown_fd_(map_fd(obj, "rbt_ruby_unknown")),
       stacks_fd_(map_fd(obj, "rbt_ruby_stacks")), spill_fd_(map_fd(obj, "rbt_ruby_stacks_spill")),
-      frames_fd_(map_fd(obj, "rbt_ruby_frames")) {}
+      frames_fd_(map_fd(obj, "rbt_ruby_frames")),
+      born_fd_(map_fd(obj, "rbt_ruby_born")), discovery_(RubyDiscovery::open(obj, verbose)) {}
+
+Status RubyStacks::attach_discovery() {
+  if (!discovery_)
+    return Ok{};
+  std::vector<pid_t> running;
+  if (auto s = discovery_->attach(running); !s)
+    return s;
+  // Processes that run already were not found by the early uprobe: inspect them now rather
+  // than on their first event.
+  for (pid_t pid : running) {
+    if (known_in_bpf(pid))
+      continue;
+    Inspection in = inspect_process(pid);
+    if (in.outcome == InspectOutcome::Ruby)
+      record(pid, in);
+  }
+  return Ok{};
+}
+
+bool RubyStacks::known_in_bpf(pid_t pid) {
+  uint32_t key = static_cast<uint32_t>(pid);
+  rbt_ruby_proc proc{};
+  if (bpf_map_lookup_elem(procs_fd_, &key, &proc) != 0)
+    return false;
+  return !proc.start || proc.start == process_start_ticks(pid);
+}
+
+void RubyStacks::take_born() {
+  if (born_fd_ < 0)
+    return;
+  uint64_t key, next;
+  std::vector<uint64_t> keys;
+  void *prev = nullptr;
+  while (bpf_map_get_next_key(born_fd_, prev, &next) == 0) {
+    keys.push_back(next);
+    key = next;
+    prev = &key;
+  }
+  for (uint64_t k : keys) {
+    rbt_ruby_born born{};
+    if (bpf_map_lookup_elem(born_fd_, &k, &born) != 0)
+      continue;
+    bpf_map_delete_elem(born_fd_, &k);
+    pid_t pid = static_cast<pid_t>(k >> 32);
+    RubyProcess p;
+    const RubyDiscovery::Binary *b =
+        born.binary != RBT_RUBY_NO_BINARY && discovery_ ? discovery_->binary(born.binary) : nullptr;
+    if (b) {
+      p.binary = b->path;
+      p.elf = b->elf;
+      p.version = b->version;
+      p.load_bias = born.bias;
+    } else if (born.parent_tgid) {
+      auto parent = processes_.find(key_of(static_cast<pid_t>(born.parent_tgid), born.parent_image));
+      if (parent == processes_.end())
+        continue;
+      p = parent->second;
+    } else {
+      continue;
+    }
+    p.pid = pid;
+    uint32_t tgid = static_cast<uint32_t>(pid);
+    // The facts as BPF holds them, while they are this image's (for find_symbols' update).
+    rbt_ruby_proc now{};
+    bool current = bpf_map_lookup_elem(procs_fd_, &tgid, &now) == 0 &&
+                   now.image == static_cast<uint32_t>(k);
+    if (current)
+      p.proc = now;
+    else
+      p.proc.image = static_cast<uint32_t>(k);
+    processes_[k] = p;
+    if (verbose_ && current)
+      fprintf(stderr, "rbt: rstack: pid %d runs Ruby %s (%s), %s, found by BPF%s\n", pid,
+              p.version.c_str(), p.binary.c_str(), lookup_text(p.proc).c_str(),
+              born.parent_tgid ? " at fork" : "");
+    else if (verbose_)
+      fprintf(stderr, "rbt: rstack: pid %d ran Ruby %s (%s), found by BPF, until an exec\n", pid,
+              p.version.c_str(), p.binary.c_str());
+    if (current && !now.global_symbols)
+      unnamed_[k] = kWatchPolls;
+  }
+}
 
 Status RubyStacks::fill_layouts() {
   for (uint32_t i = 0; i < RBT_RUBY_LAYOUT_COUNT; i++)
@@ -45,27 +142,27 @@ Status RubyStacks::fill_layouts() {
   return Ok{};
 }
 
-void RubyStacks::record(pid_t pid, const Inspection &in) {
+void RubyStacks::record(pid_t pid, Inspection &in) {
   uint32_t key = static_cast<uint32_t>(pid);
   if (in.outcome == InspectOutcome::Ruby) {
-    bpf_map_update_elem(procs_fd_, &key, &in.process.proc, BPF_ANY);
-    uint64_t k = key_of(pid, in.process.proc.start);
+    rbt_ruby_proc &facts = in.process.proc;
+    facts.image = static_cast<uint32_t>(facts.start);
+    facts.binary = RBT_RUBY_NO_BINARY;
+    facts.bias = in.process.load_bias;
+    bpf_map_update_elem(procs_fd_, &key, &facts, BPF_ANY);
+    // A Ruby file first seen now gets its early uprobe: the next process of it is found by BPF.
+    int file = discovery_ ? discovery_->binary_for(in.process.elf->path()) : -1;
+    if (file >= 0 && facts.global_symbols)
+      discovery_->set_global_symbols(static_cast<uint32_t>(file),
+                                     facts.global_symbols - in.process.load_bias);
+    uint64_t k = key_of(pid, facts.image);
     processes_[k] = in.process;
     if (!in.process.proc.global_symbols)
       unnamed_[k] = kWatchPolls;
     const rbt_ruby_proc &proc = in.process.proc;
-    char how[96];
-    if (proc.tls_kind == RBT_RUBY_THREAD_LIST)
-      snprintf(how, sizeof(how), "threads list (ruby_current_vm_ptr at 0x%llx)",
-               static_cast<unsigned long long>(proc.vm_ptr));
-    else
-      snprintf(how, sizeof(how), "TLS %s modid %llu offset %lld",
-               proc.tls_kind == RBT_RUBY_TLS_DTV ? "dtv" : "tpoff",
-               static_cast<unsigned long long>(proc.tls_modid),
-               static_cast<long long>(proc.tls_offset));
     if (verbose_)
       fprintf(stderr, "rbt: rstack: pid %d runs Ruby %s (%s), %s%s\n", pid,
-              in.process.version.c_str(), in.process.binary.c_str(), how,
+              in.process.version.c_str(), in.process.binary.c_str(), lookup_text(proc).c_str(),
               proc.global_symbols ? ", symbol table found" : "");
   } else if (in.outcome == InspectOutcome::NotRuby || in.layout_mismatch) {
     // A layout that still fails its check once the process had time to start: say so once,
@@ -78,6 +175,8 @@ void RubyStacks::record(pid_t pid, const Inspection &in) {
     rbt_ruby_proc none{};
     none.layout = in.layout_mismatch || in.no_layout ? RBT_RUBY_BAD_LAYOUT : RBT_RUBY_NOT_RUBY;
     none.start = process_start_ticks(pid);
+    none.image = static_cast<uint32_t>(none.start);
+    none.binary = RBT_RUBY_NO_BINARY;
     bpf_map_update_elem(procs_fd_, &key, &none, BPF_ANY);
     if (verbose_)
       fprintf(stderr, "rbt: rstack: pid %d: %s\n", pid, in.error.why.c_str());
@@ -112,12 +211,20 @@ void RubyStacks::find_symbols() {
   for (auto it = unnamed_.begin(); it != unnamed_.end();) {
     RubyProcess &p = processes_[it->first];
     p.proc.global_symbols = find_global_symbols(p.pid, *p.elf, p.load_bias, 0);
-    if (p.proc.global_symbols) {
-      uint32_t key = static_cast<uint32_t>(p.pid);
-      bpf_map_update_elem(procs_fd_, &key, &p.proc, BPF_ANY);
+    uint32_t key = static_cast<uint32_t>(p.pid);
+    rbt_ruby_proc now{};
+    // Only into the record of the image it was found in: the process may have exec'd since.
+    bool current = bpf_map_lookup_elem(procs_fd_, &key, &now) == 0 && now.image == p.proc.image;
+    if (p.proc.global_symbols && current) {
+      now.global_symbols = p.proc.global_symbols;
+      bpf_map_update_elem(procs_fd_, &key, &now, BPF_ANY);
+      if (now.binary != RBT_RUBY_NO_BINARY && discovery_)
+        discovery_->set_global_symbols(now.binary, p.proc.global_symbols - p.load_bias);
       if (verbose_)
         fprintf(stderr, "rbt: rstack: pid %d: Ruby's symbol table found\n", p.pid);
     }
+    if (!current)
+      it->second = 0;  // gone, or another image
     if (p.proc.global_symbols || --it->second <= 0)
       it = unnamed_.erase(it);
     else
@@ -147,6 +254,9 @@ void RubyStacks::drain_spill() {
 }
 
 void RubyStacks::poll() {
+  take_born();
+  if (discovery_)
+    discovery_->judge_execs();
   find_symbols();
   drain_spill();
   for (auto it = watched_.begin(); it != watched_.end();) {
@@ -167,7 +277,8 @@ void RubyStacks::poll() {
     prev = &key;
   }
   for (uint32_t pid : seen) {
-    if (!watched_.count(static_cast<pid_t>(pid))) {
+    // BPF's discovery may have found it since the probe asked.
+    if (!watched_.count(static_cast<pid_t>(pid)) && !known_in_bpf(static_cast<pid_t>(pid))) {
       Inspection in = inspect_process(static_cast<pid_t>(pid));
       if (in.outcome == InspectOutcome::NotYet)
         watched_[static_cast<pid_t>(pid)] = kWatchPolls;
@@ -181,6 +292,10 @@ void RubyStacks::poll() {
 
 std::string RubyStacks::cfunc_name(uint64_t key, uint64_t addr) {
   auto it = processes_.find(key);
+  if (it == processes_.end()) {
+    take_born();  // a process BPF found since the last poll
+    it = processes_.find(key);
+  }
   if (it == processes_.end() || !it->second.elf)
     return {};
   auto sym = it->second.elf->symbolize(addr - it->second.load_bias);

@@ -14,6 +14,7 @@
 
 #include "profile.h"
 #include "result.h"
+#include "ruby/ruby_discovery.h"
 #include "ruby/ruby_process.h"
 
 namespace rbt::runtime::ruby {
@@ -25,6 +26,9 @@ public:
 
   // Loads the layout records into BPF. Call once after the object is loaded.
   Status fill_layouts();
+  // Before the script's probes: attaches discovery (ruby_discovery.h), so that processes
+  // started from now on are found by BPF, and records the Ruby processes already running.
+  Status attach_discovery();
   // Inspects `pid` now (-p): an error when it is not a Ruby rstack supports. With
   // `may_be_early` (a -c child just exec'd) an interpreter not mapped yet is no error: the
   // process is watched and inspected again by poll().
@@ -51,7 +55,11 @@ public:
 
 private:
   RubyStacks(bpf_object *obj, bool verbose);
-  void record(pid_t pid, const Inspection &inspection);
+  void record(pid_t pid, Inspection &inspection);
+  // Takes in the processes BPF found (rbt_ruby_born): how to name their C functions.
+  void take_born();
+  // Whether BPF already holds Ruby facts for the running process `pid`.
+  bool known_in_bpf(pid_t pid);
   std::string cfunc_name(uint64_t key, uint64_t addr);
   // processes_ and unnamed_ are keyed by (pid, low 32 bits of its start time), as the BPF
   // records are: a pid reused by a new process is another process.
@@ -60,8 +68,9 @@ private:
   }
 
   bool verbose_;
-  int layouts_fd_, procs_fd_, unknown_fd_, stacks_fd_, spill_fd_, frames_fd_;
+  int layouts_fd_, procs_fd_, unknown_fd_, stacks_fd_, spill_fd_, frames_fd_, born_fd_;
   void drain_spill();
+  std::unique_ptr<RubyDiscovery> discovery_;
   std::map<uint64_t, RubyProcess> processes_;  // kept after exit, to name C functions
   std::map<pid_t, int> watched_;            // pid → polls left before giving up
   // Ruby processes whose symbol table was not there yet (a -c child is inspected before Ruby

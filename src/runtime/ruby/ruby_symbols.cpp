@@ -1,6 +1,8 @@
 #include "ruby/ruby_symbols.h"
 
+#include <fcntl.h>
 #include <gelf.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <vector>
@@ -79,6 +81,34 @@ uint64_t find_global_symbols(pid_t pid, const ElfFile &elf, uint64_t load_bias, 
     if (looks_like_table(r, &words[i]))
       return load_bias + vaddr + i * 8;
   return 0;
+}
+
+uint64_t global_symbols_vaddr(const ElfFile &elf) {
+  const ElfSymbol *fn = elf.find("rb_sym_immortal_count");
+  auto off = fn ? elf.vaddr_to_offset(fn->value) : std::nullopt;
+  if (!off)
+    return 0;
+  uint8_t code[8] = {};
+  int fd = open(elf.path().c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  ssize_t got = pread(fd, code, sizeof(code), static_cast<off_t>(*off));
+  close(fd);
+  if (got != sizeof(code))
+    return 0;
+  // mov disp32(%rip),%eax (8b 05) or %rax (48 8b 05): the address is the next instruction's
+  // plus disp32. Anything else is another compiler's code: unknown.
+  size_t at = code[0] == 0x48 ? 1 : 0;
+  if (code[at] != 0x8b || code[at + 1] != 0x05)
+    return 0;
+  int32_t disp;
+  memcpy(&disp, code + at + 2, 4);
+  uint64_t vaddr = fn->value + at + 6 + static_cast<int64_t>(disp);
+  // It must land in the file's writable data: .data (an initialised table) or .bss.
+  auto data = section(elf, ".data"), bss = section(elf, ".bss");
+  bool in_data = vaddr >= data.first && vaddr + 32 <= data.first + data.second;
+  bool in_bss = vaddr >= bss.first && vaddr + 32 <= bss.first + bss.second;
+  return in_data || in_bss ? vaddr : 0;
 }
 
 }  // namespace rbt::runtime::ruby

@@ -16,4 +16,10 @@ namespace rbt::runtime::ruby {
 uint64_t find_global_symbols(pid_t pid, const ElfFile &elf, uint64_t load_bias,
                              uint32_t version_code);
 
+// The table's link-time address read from the file alone, 0 when it cannot be: the exported
+// rb_sym_immortal_count returns the table's first field (last_id), so its first instruction
+// is a RIP-relative load from the table (`mov disp32(%rip),%eax`). Lets BPF name C methods of
+// processes user space has never looked at (docs/rstack-discovery.md).
+uint64_t global_symbols_vaddr(const ElfFile &elf);
+
 }  // namespace rbt::runtime::ruby
