@@ -7,14 +7,15 @@ namespace rbt::codegen {
 
 using namespace ast;
 
-void Lowering::emit_action(ActionDesc action, const std::vector<const Expr *> &args) {
+void Lowering::emit_action(ActionDesc action, const std::vector<const Expr *> &args,
+                           bool wakeup) {
   std::vector<Type> types;
   for (const Expr *a : args)
     types.push_back(sema::storage_type(type_of(a)));
   action.args = Type::tuple(std::move(types));
   Type layout = action.args;
   uint64_t id = resources_.add_action(std::move(action));
-  emit_event(id, args, layout);
+  emit_event(id, args, layout, wakeup);
 }
 
 llvm::Value *Lowering::lower_print(const Call &call) {

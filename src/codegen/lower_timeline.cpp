@@ -1,7 +1,7 @@
 // sample() and marker(): events for the recorder's timeline, sent through the ring buffer like
 // every action (a full buffer counts them as lost), but without waking the reader: the session
-// drains the buffer every few milliseconds when the script sends them (kTimelineDrainMs). sample() fills the current thread's facts
-// itself, so a 99 Hz profile probe pays for the helpers and its stack walks only.
+// drains the buffer every few milliseconds when the script sends them (kTimelineDrainMs).
+// sample() fills the current thread's facts itself, so a 99 Hz profile probe pays for the helpers and its stack walks only.
 
 #include "lowering.h"
 
@@ -42,14 +42,7 @@ llvm::Value *Lowering::lower_marker(const Call &call) {
   ActionDesc action;
   action.kind = ActionKind::Marker;
   action.text = static_cast<const StrLit *>(call.args[0])->value;
-  std::vector<const Expr *> args(call.args.begin() + 1, call.args.end());
-  std::vector<Type> types;
-  for (const Expr *a : args)
-    types.push_back(sema::storage_type(type_of(a)));
-  action.args = Type::tuple(std::move(types));
-  Type layout = action.args;
-  uint64_t id = resources_.add_action(std::move(action));
-  emit_event(id, args, layout, /*wakeup=*/false);
+  emit_action(std::move(action), {call.args.begin() + 1, call.args.end()}, /*wakeup=*/false);
   return nullptr;
 }
 

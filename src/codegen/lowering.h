@@ -130,7 +130,8 @@ private:
                   bool wakeup = true);
   // Registers `action` with a payload of `args` (in their storage types) and sends its event
   // (lower_actions.cpp).
-  void emit_action(ActionDesc action, const std::vector<const ast::Expr *> &args);
+  void emit_action(ActionDesc action, const std::vector<const ast::Expr *> &args,
+                   bool wakeup = true);
 
   const Type &type_of(const ast::Node *node) const { return sema_.type_of(node); }
   llvm::Value *ctx() { return ctx_; }

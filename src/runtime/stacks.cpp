@@ -163,27 +163,10 @@ std::string StackPrinter::symbol(bool user, uint64_t addr, pid_t pid) {
 
 std::vector<std::string> StackPrinter::frames(const Type &type, const uint8_t *value) {
   std::vector<std::string> out;
-  int64_t id;
   uint64_t pid;
-  memcpy(&id, value, 8);
   memcpy(&pid, value + 8, 8);
-  if (id < 0)
-    return out;  // the kernel could not take this stack (e.g. -EFAULT)
   bool user = type.stack_kind == StackKind::User;
-  const StackMapDesc *desc = nullptr;
-  for (auto &s : manifest_.stack_maps)
-    if (s.user == user && s.depth == type.stack_depth)
-      desc = &s;
-  if (!desc)
-    return out;
-  const bpf_map *map = bpf_object__find_map_by_name(obj_, desc->bpf_name.c_str());
-  std::vector<uint64_t> addrs(desc->depth);
-  uint32_t key = static_cast<uint32_t>(id);
-  if (!map || bpf_map_lookup_elem(bpf_map__fd(map), &key, addrs.data()) != 0)
-    return out;
-  for (uint64_t addr : addrs) {
-    if (!addr)
-      break;
+  for (uint64_t addr : addresses(type, value)) {
     if (type.stack_mode == StackMode::Raw) {
       char buf[24];
       snprintf(buf, sizeof(buf), "%llx", static_cast<unsigned long long>(addr));
@@ -208,7 +191,7 @@ std::vector<uint64_t> StackPrinter::addresses(const Type &type, const uint8_t *v
   int64_t id;
   memcpy(&id, value, 8);
   if (id < 0)
-    return {};
+    return {};  // the kernel could not take this stack (e.g. -EFAULT)
   bool user = type.stack_kind == StackKind::User;
   const StackMapDesc *desc = nullptr;
   for (auto &s : manifest_.stack_maps)
