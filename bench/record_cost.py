@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """`rbt record`'s cost per sample, its losses, and its memory over a long record.
 
-    sudo bench/record_cost.py [--rbt build/rbt] [--seconds 20] [--rss-seconds 120]
+    sudo bench/record_cost.py [--rbt build/rbt] [--seconds 20] [--rss-seconds 120] [--no-native]
 
 1. Cost per sample: `rbt record -F 999 -p PID` on a Ruby process that recurses to a 15-frame
    Ruby stack and spins (bench/rstack_cost.py's workload). The sample program's run_time_ns
    (BPF stats) over the target's samples (in the file, plus lost): the whole probe, i.e.
-   rstack, ustack and kstack walks, the event's fields and the ring buffer output. It also runs,
+   rstack, nstack and kstack walks (ustack in place of nstack with --no-native, passed on), the event's fields and the ring buffer output. It also runs,
    and returns at once, on the other CPU's ticks; their time is charged to the target's
    samples, so this is an upper bound. Also the per-run mean, and rbt's own CPU time (user
    space: reading the ring buffer, symbolizing, building the profile) per sample.
@@ -48,8 +48,11 @@ def start_ruby(script):
     return p
 
 
+NO_NATIVE = []  # ["--no-native"] when asked: record's native stacks by frame pointers
+
+
 def start_record(rbt, pid, out, log, extra=None):
-    args = [rbt, "record", "-F", "999", "-p", str(pid), "-o", out]
+    args = [rbt, "record", "-F", "999", "-p", str(pid), "-o", out] + NO_NATIVE
     if extra:
         args += ["-e", extra]
     env = dict(os.environ, RBT_ATTACH_MARKER="1")
@@ -106,7 +109,10 @@ def main():
     ap.add_argument("--rbt", default=os.path.join(REPO, "build", "rbt"))
     ap.add_argument("--seconds", type=float, default=20)
     ap.add_argument("--rss-seconds", type=float, default=120)
+    ap.add_argument("--no-native", action="store_true")
     args = ap.parse_args()
+    if args.no_native:
+        NO_NATIVE.append("--no-native")
     if os.geteuid() != 0:
         print("record_cost: needs root", file=sys.stderr)
         return 2
@@ -190,7 +196,7 @@ def main():
     samples3, lost3, _ = file_counts(out, ruby.pid)
     size = os.path.getsize(out)
 
-    print(f"rbt record -F 999 -p PID, Ruby stack of {deepest} frames (target {DEPTH}), "
+    print(f"rbt record -F 999 -p PID{' --no-native' if NO_NATIVE else ''}, Ruby stack of {deepest} frames (target {DEPTH}), "
           f"{args.seconds:g} s runs, {os.cpu_count()} CPUs")
     print(f"{'metric':58} {'value':>14}  target")
     print(f"{'BPF time per target sample (upper bound), us':58} {per_sample:14.2f}")

@@ -23,11 +23,12 @@ namespace rbt {
 namespace {
 
 const char *kRecordUsage = R"(usage: rbt record [-p PID | -c 'COMMAND'] [-F HZ] [--off-cpu] [--io] [--faults]
-                  [--gc] [-o FILE] [-e 'PROGRAM' | PROGRAM-FILE]
+                  [--gc] [--no-native] [-o FILE] [-e 'PROGRAM' | PROGRAM-FILE]
 
-Records a timeline profile: on-CPU samples with their Ruby, native and kernel stacks (99 Hz by
-default), and with the options off-CPU intervals, block I/O, page faults and Ruby GC phases as
-markers. Writes a Firefox Profiler file (gzipped Gecko JSON, default rbt.json.gz): open it at
+Records a timeline profile: on-CPU samples (99 Hz by default) with their mixed stack, one
+stack from the Ruby methods through the native code each C method ran (unwound exactly, as
+nstack) down to the kernel, and with the options off-CPU intervals, block I/O, page faults and
+Ruby GC phases as markers with the same stacks. Writes a Firefox Profiler file (gzipped Gecko JSON, default rbt.json.gz): open it at
 https://profiler.firefox.com (Load a profile from file), or read it with `rbt report`.
 Stops on Ctrl-C, SIGTERM, or when the -p process or -c command ends; the file is complete.
 
@@ -40,6 +41,10 @@ options:
   --io             each block I/O request, issue to completion: bytes, device, latency, stacks
   --faults         each page fault with its stacks
   --gc             Ruby GC mark and sweep phases (libruby's USDT probes; needs -p or -c)
+  --no-native      native frames by frame pointers (ustack), not unwound by CFI (nstack):
+                   cheaper per sample (nstack costs some 5-10 us), but frames are lost in
+                   code built without frame pointers (libruby, libc, C extensions) and
+                   appended after the Ruby stack instead of under their C method
   -o FILE          the profile file (default rbt.json.gz)
   -e PROGRAM       more probes: sample(stacks...) and marker("NAME", start, end, pid, tid,
                    [ints...,] [stacks...]) put their events on the same timeline
@@ -88,11 +93,12 @@ int record_main(int argc, char **argv) {
   RecordScriptOptions script;
   std::string output = "rbt.json.gz", extra, extra_name;
   bool print_script = false;
-  enum { kOffCpu = 256, kIo, kFaults, kGc, kPrintScript };
+  enum { kOffCpu = 256, kIo, kFaults, kGc, kPrintScript, kNoNative };
   static const option long_options[] = {
       {"help", no_argument, nullptr, 'h'},       {"off-cpu", no_argument, nullptr, kOffCpu},
       {"io", no_argument, nullptr, kIo},         {"faults", no_argument, nullptr, kFaults},
       {"gc", no_argument, nullptr, kGc},         {"print-script", no_argument, nullptr, kPrintScript},
+      {"no-native", no_argument, nullptr, kNoNative},
       {nullptr, 0, nullptr, 0},
   };
   opterr = 0;
@@ -130,6 +136,7 @@ int record_main(int argc, char **argv) {
     case kFaults: script.faults = true; break;
     case kGc: script.gc = true; break;
     case kPrintScript: print_script = true; break;
+    case kNoNative: script.native = false; break;
     case 'h': fputs(kRecordUsage, stdout); return 0;
     default:
       if (optopt)

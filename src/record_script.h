@@ -10,6 +10,8 @@ namespace rbt {
 struct RecordScriptOptions {
   unsigned hz = 99;
   bool off_cpu = false, io = false, faults = false, gc = false;
+  // Native stacks by nstack (exact, unwound by CFI), else by ustack (frame pointers).
+  bool native = true;
   // The target: "" (every process), a pid, or "cpid" (the -c command).
   std::string target;
 };

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include "writers.h"
 
@@ -54,9 +55,11 @@ std::optional<std::string> write_top(const std::vector<Profile> &profiles, std::
         continue;
       }
       rows[names[s.stack.back()]].flat += v;
-      std::set<const std::string *> seen;
+      // By name: a C method's Ruby frame and its C function's native frame (`deflate` both,
+      // in a mixed stack) are one row, counted once per sample.
+      std::set<std::string_view> seen;
       for (uint32_t f : s.stack)
-        if (seen.insert(&names[f]).second)
+        if (seen.insert(names[f]).second)
           rows[names[f]].cum += v;
     }
     std::vector<std::pair<std::string, Row>> sorted(rows.begin(), rows.end());

@@ -22,6 +22,16 @@ struct MixedNativeFrame {
   bool interpreter = false;  // in the Ruby interpreter's binary (libruby, or a static ruby)
 };
 
+// The raw stacks one mixed stack is merged from, by id: rstack(native)'s value carries all
+// three; `rbt record`'s sample() and marker() carry them as separate rstack, nstack and kstack
+// values. Absent stacks: ruby or native 0 (never an id), kernel negative.
+struct MixedStackIds {
+  uint64_t ruby = 0;
+  uint64_t native = 0;
+  int64_t kernel = -1;
+  int32_t pid = 0;
+};
+
 enum class MixedSource : uint8_t { Ruby, Native, Kernel };
 
 // One frame of the merged stack: which input stack it comes from and its index there.

@@ -159,11 +159,9 @@ const std::vector<uint32_t> &Recorder::stack(const Type &type, const uint8_t *va
   for (const std::string &line : output::stack_frames(type, value)) {
     auto [it, added] = known.try_emplace(line);
     if (added) {
-      profile::Frame f = parse_frame(type.stack_kind, line);
-      // Also a C method named by its address: its symbols were not read yet.
-      bool unresolved = f.name == "[unknown]" ||
-                        (f.kind == profile::FrameKind::RubyCfunc && f.name.rfind("0x", 0) == 0);
-      it->second = {profile_.intern(f), unresolved};
+      bool unresolved = false;
+      uint32_t id = intern(parse_frame(type.stack_kind, line), unresolved);
+      it->second = {id, unresolved};
     }
     unmapped = unmapped || it->second.second;
     frames.push_back(it->second.first);
@@ -176,6 +174,56 @@ const std::vector<uint32_t> &Recorder::stack(const Type &type, const uint8_t *va
     return slot;
   }
   return stacks_.emplace(key, std::move(frames)).first->second;
+}
+
+uint32_t Recorder::intern(const profile::Frame &f, bool &unresolved) {
+  // Also a C method or a native frame named by its address: its symbols were not read yet.
+  unresolved = unresolved || f.name == "[unknown]" ||
+               (f.kind != profile::FrameKind::Ruby && f.name.rfind("0x", 0) == 0);
+  return profile_.intern(f);
+}
+
+const std::vector<uint32_t> &Recorder::merged(const MixedStackIds &ids) {
+  auto key = std::make_tuple(ids.ruby, ids.native, ids.kernel, ids.pid);
+  auto it = merged_.find(key);
+  if (it != merged_.end())
+    return it->second;
+  std::vector<profile::Frame> leaf_first = mixed_records(ids);
+  std::vector<uint32_t> frames;
+  frames.reserve(leaf_first.size());
+  bool unresolved = false;
+  for (auto f = leaf_first.rbegin(); f != leaf_first.rend(); ++f)
+    frames.push_back(intern(*f, unresolved));
+  // As in stack(): a frame no mapping names yet may resolve later, so it is not cached.
+  if (unresolved) {
+    merged_uncached_ = std::move(frames);
+    return merged_uncached_;
+  }
+  return merged_.emplace(key, std::move(frames)).first->second;
+}
+
+std::vector<uint32_t> Recorder::event_frames(const EventStacks &stacks, uint32_t pid) {
+  auto word = [&](StackKind kind) {
+    uint64_t v;
+    memcpy(&v, stacks.value[static_cast<int>(kind)], 8);
+    return v;
+  };
+  if (stacks.value[static_cast<int>(StackKind::Native)] && mixed_records) {
+    MixedStackIds ids;  // rstack's value starts with its id, nstack's and kstack's too
+    ids.ruby = stacks.value[static_cast<int>(StackKind::Ruby)] ? word(StackKind::Ruby) : 0;
+    ids.native = word(StackKind::Native);
+    ids.kernel = stacks.value[static_cast<int>(StackKind::Kernel)]
+                     ? static_cast<int64_t>(word(StackKind::Kernel))
+                     : -1;
+    ids.pid = static_cast<int32_t>(pid);
+    return merged(ids);
+  }
+  static const std::vector<uint32_t> kNone;
+  auto of = [&](StackKind kind) -> const std::vector<uint32_t> & {
+    int k = static_cast<int>(kind);
+    return stacks.value[k] ? stack(*stacks.type[k], stacks.value[k]) : kNone;
+  };
+  return mixed_frames(of(StackKind::Ruby), of(StackKind::User), of(StackKind::Kernel));
 }
 
 void Recorder::note_thread(uint32_t pid, uint32_t tid, const std::string &comm) {
@@ -219,15 +267,13 @@ void Recorder::on_sample(const ActionDesc &action, const uint8_t *payload) {
     memcpy(&v, payload + args.offsets[i], 8);
     return v;
   };
-  static const std::vector<uint32_t> kNone;
-  const std::vector<uint32_t> *by_kind[3] = {&kNone, &kNone, &kNone};
-  for (size_t i = 5; i < args.elems.size(); i++)
-    by_kind[static_cast<int>(args.elems[i].stack_kind)] =
-        &stack(args.elems[i], payload + args.offsets[i]);
+  EventStacks stacks;
+  for (size_t i = 5; i < args.elems.size(); i++) {
+    stacks.type[static_cast<int>(args.elems[i].stack_kind)] = &args.elems[i];
+    stacks.value[static_cast<int>(args.elems[i].stack_kind)] = payload + args.offsets[i];
+  }
   profile::Sample s;
-  s.stack = mixed_frames(*by_kind[static_cast<int>(StackKind::Ruby)],
-                         *by_kind[static_cast<int>(StackKind::User)],
-                         *by_kind[static_cast<int>(StackKind::Kernel)]);
+  s.stack = event_frames(stacks, static_cast<uint32_t>(u64(1)));
   s.values = {1};
   s.time_ns = since_start(u64(0));
   s.pid = static_cast<uint32_t>(u64(1));
@@ -266,14 +312,12 @@ void Recorder::on_marker(const ActionDesc &action, const uint8_t *payload) {
   }
   if (m.end_ns > m.start_ns)
     m.data.emplace_back("duration_us", std::to_string((m.end_ns - m.start_ns) / 1000));
-  static const std::vector<uint32_t> kNone;
-  const std::vector<uint32_t> *by_kind[3] = {&kNone, &kNone, &kNone};
-  for (; i < args.elems.size(); i++)
-    by_kind[static_cast<int>(args.elems[i].stack_kind)] =
-        &stack(args.elems[i], payload + args.offsets[i]);
-  m.stack = mixed_frames(*by_kind[static_cast<int>(StackKind::Ruby)],
-                         *by_kind[static_cast<int>(StackKind::User)],
-                         *by_kind[static_cast<int>(StackKind::Kernel)]);
+  EventStacks stacks;
+  for (; i < args.elems.size(); i++) {
+    stacks.type[static_cast<int>(args.elems[i].stack_kind)] = &args.elems[i];
+    stacks.value[static_cast<int>(args.elems[i].stack_kind)] = payload + args.offsets[i];
+  }
+  m.stack = event_frames(stacks, m.pid);
   note_thread(m.pid, m.tid, "");
   profile_.markers.push_back(std::move(m));
 }

@@ -16,10 +16,10 @@
 
 namespace rbt::runtime {
 
-// The frames of one sample, ROOT FIRST: the Ruby stack (root first), then the native stack,
-// then the kernel stack. Each argument is leaf first, as the walkers give them. One function,
-// so that the exact Ruby+native merge (native frames between the Ruby frames they run under)
-// can replace this body without touching the recorder.
+// The frames of one event, ROOT FIRST, when its native stack is ustack (frame pointers, which
+// place no native frame under its Ruby method): the Ruby stack (root first), then the user
+// stack, then the kernel stack. Each argument is leaf first, as the walkers give them. With
+// nstack the recorder merges them exactly instead (Timeline::mixed_records).
 std::vector<uint32_t> mixed_frames(const std::vector<uint32_t> &ruby,
                                    const std::vector<uint32_t> &user,
                                    const std::vector<uint32_t> &kernel);
@@ -43,8 +43,19 @@ public:
   uint64_t lost() const { return profile_.lost; }
 
 private:
+  // An event's stacks by kind (StackKind), null when absent.
+  struct EventStacks {
+    const Type *type[5] = {};
+    const uint8_t *value[5] = {};
+  };
+  // The event's one stack, root first, interned: the exact mixed stack when it has nstack.
+  std::vector<uint32_t> event_frames(const EventStacks &stacks, uint32_t pid);
+  // The mixed stack of rstack, nstack and kstack ids, root first; cached per ids.
+  const std::vector<uint32_t> &merged(const MixedStackIds &ids);
   // The frames of a stack value ({id, pid}), leaf first, interned; cached per stack id.
   const std::vector<uint32_t> &stack(const Type &type, const uint8_t *value);
+  // Interns a frame; `unresolved`: named by no symbol yet (a later sample may resolve it).
+  uint32_t intern(const profile::Frame &f, bool &unresolved);
   void note_thread(uint32_t pid, uint32_t tid, const std::string &comm);
   uint64_t since_start(uint64_t ktime_ns) const;
 
@@ -52,6 +63,8 @@ private:
   uint64_t start_ktime_ns_;  // CLOCK_MONOTONIC, the clock of nsecs
   std::map<std::tuple<int, int64_t, uint64_t>, std::vector<uint32_t>> stacks_;
   std::vector<uint32_t> uncached_[3];  // per stack kind, the last stack that was not cached
+  std::map<std::tuple<uint64_t, uint64_t, int64_t, int32_t>, std::vector<uint32_t>> merged_;
+  std::vector<uint32_t> merged_uncached_;
   // Frame lines already parsed, per stack kind: line → (frame, unresolved).
   std::unordered_map<std::string, std::pair<uint32_t, bool>> lines_[3];
   struct NamedThread {

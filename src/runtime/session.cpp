@@ -115,6 +115,8 @@ void Session::detach() {
   links_.clear();
   events_.reset();
   lost_.reset();  // points into the object's .bss mapping
+  if (options_.timeline)
+    options_.timeline->mixed_records = nullptr;
   output::set_stack_frames(nullptr);
   output::set_symbol_name(nullptr);
   output::set_timestamp_text(nullptr);
@@ -185,7 +187,6 @@ Status Session::load(const std::vector<char> &elf) {
   stacks_ = std::make_unique<StackPrinter>(manifest_, obj_);
   write_config();
   events_->on_new_process = [this](pid_t pid) { stacks_->capture_process(pid); };
-  events_->timeline = options_.timeline;
   ruby_ = ruby::RubyStacks::open(obj_, options_.verbose);
   if (ruby_)
     if (auto s = ruby_->fill_layouts(); !s)
@@ -193,6 +194,11 @@ Status Session::load(const std::vector<char> &elf) {
   native_ = NativeStacks::open(obj_, options_.verbose);
   if (native_)  // a library mapped since: its frames must name after the process exits
     native_->on_remapped = [this](pid_t pid) { stacks_->capture_process(pid); };
+  events_->timeline = options_.timeline;
+  if (options_.timeline)  // a profile's frames: functions without offsets, so samples merge
+    options_.timeline->mixed_records = [this](const MixedStackIds &ids) {
+      return mixed_frame_records(ids, ruby_.get(), native_.get(), *stacks_, false);
+    };
   output::set_stack_frames([this](const Type &t, const uint8_t *v) {
     if (t.stack_kind == StackKind::Native)
       return native_frame_lines(v, native_.get(), *stacks_);

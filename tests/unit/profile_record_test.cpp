@@ -158,6 +158,21 @@ TEST(TopTable, flat_column_sums_to_the_samples_and_cum_counts_a_frame_once) {
   EXPECT_EQ(flat_sum, 5);
 }
 
+TEST(TopTable, a_c_method_and_its_native_function_count_once_in_cum) {
+  // A mixed stack has `deflate` twice: the C method's Ruby frame and libz's function.
+  Profile p;
+  uint32_t ruby = p.intern({FrameKind::RubyCfunc, "deflate", "", 0, ""});
+  uint32_t native = p.intern({FrameKind::Native, "deflate", "", 0, "/usr/lib/libz.so.1"});
+  Sample s;
+  s.stack = {ruby, native};
+  s.values = {1};
+  p.samples.push_back(s);
+  std::string out;
+  ASSERT_EQ(write_profiles(Format::Top, {p}, out), std::nullopt);
+  EXPECT_NE(out.find("         1 100.00% 100.00%          1 100.00%  deflate\n"), std::string::npos)
+      << out;
+}
+
 TEST(TopTable, lines_mode_names_file_and_line) {
   std::string out;
   WriteOptions o;
@@ -217,6 +232,60 @@ TEST(RecorderFrames, mixed_frames_are_ruby_then_native_then_kernel_root_first) {
   // Each input is leaf first, as the walkers give them.
   EXPECT_EQ(mixed_frames({2, 1}, {4, 3}, {6, 5}), (std::vector<uint32_t>{1, 2, 3, 4, 5, 6}));
   EXPECT_EQ(mixed_frames({}, {4, 3}, {}), (std::vector<uint32_t>{3, 4}));
+}
+
+// A sample with nstack goes through the session's merge (Timeline::mixed_records): the ids of
+// its rstack, nstack and kstack values and the sample's pid, the merged frames root first, and
+// one merge per distinct stack unless a frame was unresolved.
+TEST(RecorderFrames, nstack_samples_carry_the_merged_stack_root_first) {
+  Recorder r("test", 10000000);
+  std::vector<MixedStackIds> asked;
+  bool unresolved = false;
+  r.mixed_records = [&](const MixedStackIds &ids) {
+    asked.push_back(ids);
+    return std::vector<profile::Frame>{
+        {FrameKind::Kernel, "schedule", "", 0, "[kernel]"},
+        {FrameKind::Native, unresolved ? "0x7f00" : "deflate", "", 0, "/usr/lib/libz.so.1"},
+        {FrameKind::RubyCfunc, "deflate", "", 0, ""},
+        {FrameKind::Ruby, "<main>", "app.rb", 1, ""}};
+  };
+  ActionDesc action;
+  action.kind = ActionKind::Sample;
+  std::vector<Type> types(4, Type::integer(64, false));
+  types.push_back(Type::string(16));
+  types.push_back(Type::stack(StackKind::Ruby, 0, StackMode::Bpftrace));
+  types.push_back(Type::stack(StackKind::Native, 128, StackMode::Bpftrace));
+  types.push_back(Type::stack(StackKind::Kernel, 127, StackMode::Perf));
+  action.args = Type::tuple(std::move(types));
+  std::vector<uint8_t> payload(action.args.size);
+  auto put = [&](size_t elem, size_t word, uint64_t v) {
+    memcpy(payload.data() + action.args.offsets[elem] + 8 * word, &v, 8);
+  };
+  put(1, 0, 4242);  // pid
+  put(2, 0, 4243);  // tid
+  memcpy(payload.data() + action.args.offsets[4], "ruby", 5);
+  put(5, 0, 0x11);  // rstack id
+  put(6, 0, 0x23);  // nstack id
+  put(7, 0, 7);     // kstack id
+  r.on_sample(action, payload.data());
+  r.on_sample(action, payload.data());  // the same stacks: merged once
+  unresolved = true;
+  put(6, 0, 0x25);
+  r.on_sample(action, payload.data());
+  r.on_sample(action, payload.data());  // a frame without a symbol: merged again
+  ASSERT_EQ(asked.size(), 3u);
+  EXPECT_EQ(asked[0].ruby, 0x11u);
+  EXPECT_EQ(asked[0].native, 0x23u);
+  EXPECT_EQ(asked[0].kernel, 7);
+  EXPECT_EQ(asked[0].pid, 4242);
+  profile::Profile p = r.finish();
+  ASSERT_EQ(p.samples.size(), 4u);
+  std::vector<std::string> names;
+  for (uint32_t f : p.samples[0].stack)
+    names.push_back(p.frames[f].name);
+  EXPECT_EQ(names, (std::vector<std::string>{"<main>", "deflate", "deflate", "schedule"}));
+  EXPECT_EQ(p.frames[p.samples[0].stack[1]].kind, FrameKind::RubyCfunc);
+  EXPECT_EQ(p.frames[p.samples[0].stack[2]].kind, FrameKind::Native);
 }
 
 }  // namespace

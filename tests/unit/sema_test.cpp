@@ -165,4 +165,16 @@ TEST(Sema, timeline_builtins_take_stacks_and_integer_fields) {
   EXPECT_NE(many.errors().find("at most four integer fields"), std::string::npos);
   Checked str("BEGIN { marker(\"x\", 1, 2, 3, \"t\"); }");
   EXPECT_NE(str.errors().find("marker()'s tid must be an integer"), std::string::npos);
+  // nstack is the native stack in place of ustack: one of the two, and the mixed stack is
+  // the recorder's own merge, so not an argument.
+  Checked exact("profile:hz:99 { sample(rstack, nstack, kstack); "
+                "marker(\"x\", nsecs, nsecs, pid, tid, 1, nstack, rstack); }");
+  EXPECT_TRUE(exact.ok) << exact.errors();
+  Checked both("profile:hz:99 { sample(nstack, ustack); }");
+  EXPECT_NE(both.errors().find("sample() takes one native stack (nstack or ustack)"),
+            std::string::npos);
+  Checked mixed("profile:hz:99 { marker(\"x\", 1, 2, 3, 4, rstack(native)); }");
+  EXPECT_NE(mixed.errors().find("marker() records rstack, nstack (or ustack) and kstack, which "
+                                "it merges itself, not rstack(native)"),
+            std::string::npos);
 }

@@ -1,6 +1,7 @@
 // Type checks for the timeline builtins, sample() and marker(): events that `rbt record` (or
 // any script run with a recorder) puts on a thread's timeline. Each stack kind may appear
-// once, so the recorder knows which stack is Ruby, native or kernel without guessing.
+// once, so the recorder knows which stack is Ruby, native or kernel without guessing; nstack
+// (the exact native stack) and ustack (frame pointers) are both the native stack, so one of them.
 
 #include "type_checker.h"
 
@@ -20,14 +21,22 @@ const char *stack_kind_name(StackKind kind) {
   return "stack";
 }
 
-// The recorder keeps a Ruby, a user and a kernel stack per event (Timeline, recorder.h); the
-// unwound native stack and the mixed one are not among them yet.
-bool recordable(StackKind kind) {
-  return kind == StackKind::Kernel || kind == StackKind::User || kind == StackKind::Ruby;
+// The recorder keeps a Ruby, a native (nstack or ustack) and a kernel stack per event
+// (recorder.h) and merges them itself; rstack(native) is that merge already done.
+bool recordable(StackKind kind) { return kind != StackKind::Mixed; }
+
+// The slot of a stack kind among an event's stacks: nstack and ustack share one.
+int stack_slot(StackKind kind) {
+  return kind == StackKind::Native ? static_cast<int>(StackKind::User) : static_cast<int>(kind);
+}
+
+std::string one_of(StackKind kind) {
+  return kind == StackKind::Native || kind == StackKind::User ? "native stack (nstack or ustack)"
+                                                              : stack_kind_name(kind);
 }
 }  // namespace
 
-// sample([rstack][, ustack][, kstack]): the current thread's time, ids, CPU and comm are added
+// sample([rstack][, nstack | ustack][, kstack]): the current thread's time, ids, CPU and comm are added
 // by the lowering; the arguments are the stacks to walk, in any order, each kind once.
 Type TypeChecker::check_sample(const Call &call) {
   bool ok = true, seen[3] = {false, false, false};
@@ -44,14 +53,15 @@ Type TypeChecker::check_sample(const Call &call) {
       continue;
     }
     if (!recordable(t.stack_kind)) {
-      diags_.error(a->range, std::string("sample() records rstack, ustack and kstack, not ") +
-                                 stack_kind_name(t.stack_kind) + " (not yet)");
+      diags_.error(a->range, std::string("sample() records rstack, nstack (or ustack) and kstack, "
+                                         "which it merges itself, not ") +
+                                 stack_kind_name(t.stack_kind));
       ok = false;
       continue;
     }
-    bool &s = seen[static_cast<int>(t.stack_kind)];
+    bool &s = seen[stack_slot(t.stack_kind)];
     if (s) {
-      diags_.error(a->range, std::string("sample() takes one ") + stack_kind_name(t.stack_kind));
+      diags_.error(a->range, "sample() takes one " + one_of(t.stack_kind));
       ok = false;
     }
     s = true;
@@ -89,13 +99,14 @@ Type TypeChecker::check_marker(const Call &call) {
       continue;
     }
     if (t.is_stack() && !recordable(t.stack_kind)) {
-      diags_.error(a.range, std::string("marker() records rstack, ustack and kstack, not ") +
-                                stack_kind_name(t.stack_kind) + " (not yet)");
+      diags_.error(a.range, std::string("marker() records rstack, nstack (or ustack) and kstack, "
+                                        "which it merges itself, not ") +
+                                stack_kind_name(t.stack_kind));
       ok = false;
     } else if (t.is_stack()) {
-      bool &s = seen[static_cast<int>(t.stack_kind)];
+      bool &s = seen[stack_slot(t.stack_kind)];
       if (s) {
-        diags_.error(a.range, std::string("marker() takes one ") + stack_kind_name(t.stack_kind));
+        diags_.error(a.range, "marker() takes one " + one_of(t.stack_kind));
         ok = false;
       }
       s = stacks = true;

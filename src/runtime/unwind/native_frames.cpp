@@ -1,5 +1,7 @@
 #include "unwind/native_frames.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 
@@ -26,12 +28,21 @@ uint64_t word(const uint8_t *value, size_t i) {
 }
 
 // A native frame: `sym+off` in text, the function alone in profiles (so samples in one
-// function merge); a function of a stripped binary is already `binary+0xSTART`.
-profile::Frame native_frame(const StackPrinter::UserFunction &f, bool offsets) {
+// function merge). A stripped binary's function prints as `binary+0xPC`; in profiles it is
+// `binary+0xSTART`, the start its CFI gives, when known (f.function, `pc`'s function).
+profile::Frame native_frame(const StackPrinter::UserFunction &f, bool offsets, uint64_t pc) {
   std::string name = f.text;
   std::string base = f.module.substr(f.module.rfind('/') + 1);
-  if (!offsets && name.rfind(base + "+", 0) != 0)
+  if (!offsets && name.rfind(base + "+", 0) != 0) {
     name = name.substr(0, name.find('+'));
+  } else if (!offsets && f.function && f.function <= pc &&
+             name.rfind(base + "+0x", 0) == 0) {
+    uint64_t vaddr = std::strtoull(name.c_str() + base.size() + 3, nullptr, 16);
+    char buf[32];
+    snprintf(buf, sizeof(buf), "+0x%llx",
+             static_cast<unsigned long long>(vaddr - (pc - f.function)));
+    name = base + buf;
+  }
   return profile::Frame{profile::FrameKind::Native, name, "", 0, f.module};
 }
 
@@ -48,7 +59,7 @@ std::vector<profile::Frame> native_frame_records(const uint8_t *value, NativeSta
   if (!stack)
     return out;
   for (uint64_t pc : stack->pcs)
-    out.push_back(native_frame(printer.user_function(stack->pid, pc), offsets));
+    out.push_back(native_frame(printer.user_function(stack->pid, pc), offsets, pc));
   if (const char *why = stop_reason(stack->stop))
     out.push_back(marker(why));
   return out;
@@ -57,11 +68,22 @@ std::vector<profile::Frame> native_frame_records(const uint8_t *value, NativeSta
 std::vector<profile::Frame> mixed_frame_records(const uint8_t *value, ruby::RubyStacks *ruby,
                                                 NativeStacks *native, StackPrinter &printer,
                                                 bool offsets) {
-  pid_t pid = static_cast<pid_t>(word(value, 3));
+  MixedStackIds ids;
+  ids.ruby = word(value, 0);
+  ids.native = word(value, 1);
+  ids.kernel = static_cast<int64_t>(word(value, 2));
+  ids.pid = static_cast<int32_t>(word(value, 3));
+  return mixed_frame_records(ids, ruby, native, printer, offsets);
+}
+
+std::vector<profile::Frame> mixed_frame_records(const MixedStackIds &ids, ruby::RubyStacks *ruby,
+                                                NativeStacks *native, StackPrinter &printer,
+                                                bool offsets) {
+  pid_t pid = ids.pid;
   std::vector<profile::Frame> ruby_records;
   std::vector<uint64_t> cfuncs;
-  if (ruby)
-    ruby_records = ruby->frame_records(word(value, 0), 0, &cfuncs);
+  if (ruby && ids.ruby)
+    ruby_records = ruby->frame_records(ids.ruby, 0, &cfuncs);
   // A cut marker of a deep Ruby stack is no frame: it goes back at the root.
   std::optional<profile::Frame> ruby_cut;
   if (!ruby_records.empty() && ruby_records.back().kind == profile::FrameKind::Truncated &&
@@ -76,7 +98,7 @@ std::vector<profile::Frame> mixed_frame_records(const uint8_t *value, ruby::Ruby
 
   std::vector<profile::Frame> user;
   std::vector<MixedNativeFrame> native_frames;
-  if (auto stack = native ? native->stack(word(value, 1)) : std::nullopt) {
+  if (auto stack = native ? native->stack(ids.native) : std::nullopt) {
     std::string interpreter = ruby ? ruby->interpreter(pid) : std::string();
     for (uint64_t pc : stack->pcs) {
       auto f = printer.user_function(pid, pc);
@@ -84,7 +106,7 @@ std::vector<profile::Frame> mixed_frame_records(const uint8_t *value, ruby::Ruby
       bool interp = !f.module.empty() &&
                     (f.module == interpreter || base.rfind("libruby", 0) == 0);
       native_frames.push_back({f.function, interp});
-      user.push_back(native_frame(f, offsets));
+      user.push_back(native_frame(f, offsets, pc));
     }
     // A walk that stopped early says so where it stopped, rootward of the frames it has.
     if (const char *why = stop_reason(stack->stop)) {
@@ -93,11 +115,12 @@ std::vector<profile::Frame> mixed_frame_records(const uint8_t *value, ruby::Ruby
     }
   }
 
-  uint8_t kvalue[16];
-  memcpy(kvalue, value + 16, 8);
-  memcpy(kvalue + 8, value + 24, 8);
+  uint8_t kvalue[16];  // kstack's value: {id, pid}
+  uint64_t kpid = static_cast<uint64_t>(ids.pid);
+  memcpy(kvalue, &ids.kernel, 8);
+  memcpy(kvalue + 8, &kpid, 8);
   std::vector<profile::Frame> kernel;
-  if (static_cast<int64_t>(word(value, 2)) >= 0) {
+  if (ids.kernel >= 0) {
     Type ktype = Type::stack(StackKind::Kernel, 127, StackMode::Bpftrace);
     if (offsets) {
       for (auto &line : printer.frames(ktype, kvalue))

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "mixed_stack.h"
 #include "ruby/ruby_stacks.h"
 #include "stacks.h"
 #include "unwind/native_stacks.h"
@@ -19,6 +20,10 @@ namespace rbt::runtime {
 std::vector<profile::Frame> native_frame_records(const uint8_t *value, NativeStacks *native,
                                                  StackPrinter &printer, bool offsets);
 std::vector<profile::Frame> mixed_frame_records(const uint8_t *value, ruby::RubyStacks *ruby,
+                                                NativeStacks *native, StackPrinter &printer,
+                                                bool offsets);
+// The same merge from the three stacks' ids (mixed_stack.h), wherever they come from.
+std::vector<profile::Frame> mixed_frame_records(const MixedStackIds &ids, ruby::RubyStacks *ruby,
                                                 NativeStacks *native, StackPrinter &printer,
                                                 bool offsets);
 
