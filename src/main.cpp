@@ -280,6 +280,17 @@ int main(int argc, char **argv) {
     auto defaults = rbt::tool_defaults(opts.program_text);
     for (size_t i = opts.args.size(); i < defaults.size(); i++)
       opts.args.push_back(defaults[i]);
+    // A tool whose argument is a syscall takes its name (write) as well as its number.
+    if (size_t n = rbt::tool_syscall_argument(opts.program_text); n && n <= opts.args.size()) {
+      std::string &arg = opts.args[n - 1];
+      if (!arg.empty() && arg.find_first_not_of("-0123456789") != std::string::npos) {
+        auto nr = rbt::syscall_number(arg);
+        if (!nr)
+          return usage_error("'" + arg + "' is not a syscall name (" + tool_name +
+                             " takes a name such as write, or a number)");
+        arg = std::to_string(*nr);
+      }
+    }
   }
   return rbt::run_driver(opts);
 }

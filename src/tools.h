@@ -31,4 +31,11 @@ std::vector<std::string> tool_defaults(const std::string &script_text);
 // semaphores (which slow every process they reach) attach to one process only.
 bool tool_needs_target(const std::string &script_text);
 
+// The positional a tool's header names as a syscall (`// syscall: $1`): 1 for $1, 0 if none.
+// rbt replaces a name given there by its number (syscall_number).
+size_t tool_syscall_argument(const std::string &script_text);
+
+// The number of syscall NAME on this architecture (from asm/unistd_64.h at build time).
+std::optional<long> syscall_number(const std::string &name);
+
 }  // namespace rbt
