@@ -7,6 +7,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -16,11 +17,14 @@
 #include "listing.h"
 #include "options.h"
 #include "profile_commands.h"
+#include "tools.h"
 
 namespace {
 
 const char *kUsage = R"(usage: rbt [options] PROGRAM-FILE [ARGS...]
        rbt [options] -e 'PROGRAM' [ARGS...]
+       rbt TOOL [-p PID | -c 'COMMAND'] [options] [ARGS...]   (a stdlib tool, by name)
+       rbt --list-tools
        rbt record [-p PID | -c 'COMMAND'] [-F HZ] [--off-cpu] [--io] [--faults] [--gc] [-o FILE]
        rbt report [-f text|firefox|pprof|speedscope|folded|svg] [-o OUT] [--lines] [FILE]
 
@@ -44,6 +48,7 @@ options:
   --unsafe         allow unsafe functions (system) and uprobes rbt cannot prove
                    to be on an instruction boundary
   --sum-unit UNIT  profiles: what sum() maps add up (nanoseconds, bytes, ...; default count)
+  --list-tools     list the stdlib tools run by name (rbt rubyprofile -p PID) and their purpose
   -V, --version    print the version
   -h, --help       print this help
 
@@ -73,6 +78,8 @@ Ruby frames: rlabel([stack, ]i), rpath([stack, ]i), rline([stack, ]i): the frame
 leaf (0, 1, ...) or the root (-1, -2, ...); strcontains(rstack, "text"): a frame's label has it.
 
 Options come before a script file; the words after it are its $1..$N.
+Tools: `rbt rubyprofile -c 'ruby app.rb'` runs stdlib/rubyprofile.rbt; the header of each tool
+(its source, see --list-tools) explains its arguments and output.
 )";
 
 // The profile formats -f takes for stack maps (firefox and text tables belong to rbt report).
@@ -98,13 +105,15 @@ int main(int argc, char **argv) {
     return rbt::report_main(argc - 1, argv + 1);
   rbt::Options opts;
   bool have_program = false;
+  std::string tool_name;  // the script's file or tool name as given
   bool format_given = false;
-  enum { kDryRun = 256, kEmitElf, kUnsafe, kInfo, kSumUnit };
+  enum { kDryRun = 256, kEmitElf, kUnsafe, kInfo, kSumUnit, kListTools };
   static const option long_options[] = {
       {"help", no_argument, nullptr, 'h'},      {"version", no_argument, nullptr, 'V'},
       {"dry-run", no_argument, nullptr, kDryRun}, {"emit-elf", required_argument, nullptr, kEmitElf},
       {"unsafe", no_argument, nullptr, kUnsafe},
-      {"sum-unit", required_argument, nullptr, kSumUnit}, {nullptr, 0, nullptr, 0},
+      {"sum-unit", required_argument, nullptr, kSumUnit},
+      {"list-tools", no_argument, nullptr, kListTools}, {nullptr, 0, nullptr, 0},
   };
   opterr = 0;
   int c;
@@ -178,6 +187,15 @@ int main(int argc, char **argv) {
       opts.sum_unit = optarg;
       break;
     }
+    case kListTools:
+      if (rbt::list_tools(stdout) == 0) {
+        fprintf(stderr, "rbt: error: no stdlib tools found\nhint: looked in");
+        for (const auto &d : rbt::tool_dirs())
+          fprintf(stderr, " %s", d.c_str());
+        fprintf(stderr, "; set RBT_TOOLS_DIR to the stdlib directory\n");
+        return 1;
+      }
+      return 0;
     case 'h': fputs(kUsage, stdout); return 0;
     case 'V': printf("rbt v%s\n", RBT_VERSION); return 0;
     case '?':
@@ -217,12 +235,30 @@ int main(int argc, char **argv) {
     if (optind >= argc)
       return usage_error("no program given (use -e 'PROGRAM' or a script file)");
     std::string path = argv[optind++];
+    tool_name = path;
     std::stringstream text;
     if (path == "-") {
       text << std::cin.rdbuf();
       opts.program_name = "stdin";
     } else {
+      // A word that is no file but the name of a stdlib tool runs the tool (rbt rubyprofile).
+      std::error_code ec;
+      if (!std::filesystem::exists(path, ec))
+        if (auto tool = rbt::find_tool(path))
+          path = *tool;
       std::ifstream in(path);
+      if (!in && errno == ENOENT && path.find('/') == std::string::npos) {
+        std::string message = "'" + path + "' is neither a script file nor a stdlib tool";
+        auto close = rbt::close_tool_names(path);
+        if (!close.empty()) {
+          message += " (did you mean:";
+          for (const auto &n : close)
+            message += " " + n;
+          message += "?)";
+        }
+        fprintf(stderr, "rbt: error: %s\nhint: 'rbt --list-tools' lists the tools\n", message.c_str());
+        return 2;
+      }
       if (!in) {
         fprintf(stderr, "rbt: error: reading %s: %s\nhint: check the script's path\n", path.c_str(),
                 strerror(errno));
@@ -235,5 +271,27 @@ int main(int argc, char **argv) {
   }
   for (int i = optind; i < argc; i++)
     opts.args.push_back(argv[i]);
+  // A script's header may declare defaults for the arguments it was not given, and that it
+  // attaches to one process only.
+  if (!opts.program_text.empty() && opts.program_name != "stdin") {
+    if (rbt::tool_needs_target(opts.program_text) && opts.pid < 0 && opts.command.empty() &&
+        !opts.dry_run)
+      return usage_error(tool_name + " attaches to one process only (its USDT probes "
+                         "slow every process they reach): give -p PID or -c 'COMMAND'");
+    auto defaults = rbt::tool_defaults(opts.program_text);
+    for (size_t i = opts.args.size(); i < defaults.size(); i++)
+      opts.args.push_back(defaults[i]);
+    // A tool whose argument is a syscall takes its name (write) as well as its number.
+    if (size_t n = rbt::tool_syscall_argument(opts.program_text); n && n <= opts.args.size()) {
+      std::string &arg = opts.args[n - 1];
+      if (!arg.empty() && arg.find_first_not_of("-0123456789") != std::string::npos) {
+        auto nr = rbt::syscall_number(arg);
+        if (!nr)
+          return usage_error("'" + arg + "' is not a syscall name (" + tool_name +
+                             " takes a name such as write, or a number)");
+        arg = std::to_string(*nr);
+      }
+    }
+  }
   return rbt::run_driver(opts);
 }

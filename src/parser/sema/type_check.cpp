@@ -1,5 +1,7 @@
 #include <algorithm>
 #include <cassert>
+#include <cctype>
+#include <cstdlib>
 
 #include "c_struct.h"
 #include "probe_spec.h"
@@ -93,6 +95,28 @@ void TypeChecker::check_program(const Program &program) {
       diags_.error(m->range, "undefined map " + m->name + " (it is never assigned)");
 }
 
+// $1..$N in an attach point (`profile:hz:$1`, `uprobe:$1:main`) are replaced by the words
+// after the script, as bpftrace does; returns the first one that has no value ("" if none).
+static std::string expand_attach_positionals(std::string &text, const std::vector<std::string> &args) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); i++) {
+    size_t j = i + 1;
+    while (text[i] == '$' && j < text.size() && isdigit(static_cast<unsigned char>(text[j])))
+      j++;
+    if (j == i + 1) {
+      out += text[i];
+      continue;
+    }
+    size_t n = std::strtoul(text.substr(i + 1, j - i - 1).c_str(), nullptr, 10);
+    if (n == 0 || n > args.size())
+      return text.substr(i, j - i);
+    out += args[n - 1];
+    i = j - 1;
+  }
+  text = out;
+  return "";
+}
+
 // Parses each attach point and lets the environment expand it (library names, wildcards).
 // Done once: later passes keep the result.
 void TypeChecker::resolve_attach_points(const Probe &probe) {
@@ -100,7 +124,14 @@ void TypeChecker::resolve_attach_points(const Probe &probe) {
   if (!inserted)
     return;
   for (const AttachPoint *ap : probe.attach_points) {
-    ProbeSpecResult r = parse_probe_spec(ap->text);
+    std::string text = ap->text;
+    if (std::string missing = expand_attach_positionals(text, env_.positional); !missing.empty()) {
+      attach_errors_.push_back({Severity::Error, ap->range,
+                                "attach point uses " + missing + " but no such argument was given",
+                                "pass it after the script: rbt SCRIPT ARG..."});
+      continue;
+    }
+    ProbeSpecResult r = parse_probe_spec(text);
     if (!r.error.empty()) {
       attach_errors_.push_back({Severity::Error, ap->range, r.error, {}});
       continue;
