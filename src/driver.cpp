@@ -12,6 +12,7 @@
 #include "codegen.h"
 #include "config_env.h"
 #include "machine_types.h"
+#include "output_file.h"
 #include "parse.h"
 #include "sema/sema.h"
 #include "session.h"
@@ -122,11 +123,10 @@ int run_driver(const Options &options, runtime::Timeline *timeline) {
   if (options.wants_dump("asm"))
     std::cout << object->asm_text;
   if (!options.emit_elf.empty()) {
-    std::ofstream out(options.emit_elf, std::ios::binary);
-    out.write(object->elf.data(), static_cast<std::streamsize>(object->elf.size()));
-    if (!out)
-      return fail(make_error("writing " + options.emit_elf, "cannot write the file"),
-                  options.verbose);
+    auto written = write_output_file(options.emit_elf,
+                                     std::string(object->elf.data(), object->elf.size()));
+    if (!written)
+      return fail(written.error(), options.verbose);
   }
   std::cout.flush();
 
@@ -134,9 +134,10 @@ int run_driver(const Options &options, runtime::Timeline *timeline) {
   std::FILE *out = stdout;
   std::FILE *file = nullptr;
   if (!options.output_file.empty()) {
-    file = fopen(options.output_file.c_str(), "w");
-    if (!file)
-      return fail(make_error("opening " + options.output_file, strerror(errno)), options.verbose);
+    auto opened = open_output_file(options.output_file);
+    if (!opened)
+      return fail(opened.error(), options.verbose);
+    file = *opened;
     out = file;
   }
   // A profile takes -o FILE (or stdout); the script's text output moves to stdout (or stderr).
