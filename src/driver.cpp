@@ -14,6 +14,7 @@
 #include "machine_types.h"
 #include "output_file.h"
 #include "parse.h"
+#include "privileges.h"
 #include "sema/sema.h"
 #include "session.h"
 
@@ -71,6 +72,9 @@ Result<unsigned> compile_threads() {
 }  // namespace
 
 int run_driver(const Options &options, runtime::Timeline *timeline) {
+  // Every run loads BPF programs (--dry-run too): say what is missing before any work.
+  if (auto s = check_tracing_privileges(); !s)
+    return fail(s.error(), options.verbose);
   // Parse and check.
   SourceFile source(options.program_name, options.program_text);
   DiagnosticEngine diags(source);
