@@ -3,8 +3,10 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 
@@ -67,6 +69,19 @@ Result<unsigned> compile_threads() {
     return make_error("RBT_COMPILE_THREADS", "'" + std::string(env) + "' is not a number from 1 to 64",
                       "unset it to use every CPU rbt may run on");
   return static_cast<unsigned>(n);
+}
+
+// stdout (the dumps, the script's text beside a profile, or everything) got all it was given.
+// Called right after the writes, so errno still says why an earlier one failed.
+Status check_stdout() {
+  int earlier = errno;
+  std::cout.flush();
+  errno = 0;
+  bool flushed = fflush(stdout) == 0;
+  int err = flushed ? earlier : errno;
+  if (!flushed || !std::cout || ferror(stdout))
+    return make_error("writing output", strerror(err ? err : EIO), {}, err ? err : EIO);
+  return Ok{};
 }
 
 }  // namespace
@@ -132,7 +147,8 @@ int run_driver(const Options &options, runtime::Timeline *timeline) {
     if (!written)
       return fail(written.error(), options.verbose);
   }
-  std::cout.flush();
+  if (auto written = check_stdout(); !written)
+    return fail(written.error(), options.verbose);
 
   // Load, run, print.
   std::FILE *out = stdout;
@@ -202,8 +218,12 @@ int run_driver(const Options &options, runtime::Timeline *timeline) {
   session.detach();
   if (!printed)
     return fail(printed.error(), so.verbose);
-  if (file)
-    fclose(file);
+  if (auto written = session.check_output(); !written)
+    return fail(written.error(), so.verbose);
+  if (file && fclose(file) != 0)
+    return fail(make_error("writing " + options.output_file, strerror(errno)), so.verbose);
+  if (auto written = check_stdout(); !written)
+    return fail(written.error(), so.verbose);
   return code;
 }
 

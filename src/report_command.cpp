@@ -106,7 +106,10 @@ int report_main(int argc, char **argv) {
     return 1;
   }
   if (output.empty()) {
-    fwrite(out.data(), 1, out.size(), stdout);
+    if (fwrite(out.data(), 1, out.size(), stdout) != out.size() || fflush(stdout) != 0) {
+      fprintf(stderr, "rbt: error: writing output: %s\n", strerror(errno));
+      return 1;
+    }
     return 0;
   }
   if (auto written = write_output_file(output, out); !written) {

@@ -467,6 +467,12 @@ Status Session::print_maps() {
   return Ok{};
 }
 
+Status Session::check_output() {
+  if (int err = writer_->error())
+    return make_error("writing output", strerror(err), {}, err);
+  return Ok{};
+}
+
 // The maps at exit as one profile file: every non-empty map must be a stack map with count()
 // or sum() values (checked here, since a script's other maps may well be empty by then).
 // The maps that can be written are, before an error names the first one that cannot.
