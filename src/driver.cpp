@@ -214,6 +214,7 @@ int run_driver(const Options &options, runtime::Timeline *timeline) {
   // Stop the probes before reading the maps, so printing sees a settled state.
   session.detach_probes();
   auto printed = options.print_maps_at_exit ? session.print_maps() : Status(Ok{});
+  session.report_dropped_updates();
   int code = session.exit_code();
   session.detach();
   if (!printed)

@@ -40,6 +40,9 @@ public:
   virtual void map(runtime::MapSnapshot &snapshot, uint64_t top, uint64_t div) = 0;
   // Events the ring buffer dropped since the last report (text: "Lost N events" on stderr).
   virtual void lost_events(uint64_t count) = 0;
+  // Updates a full map refused, at exit (text: "rbt: warning: @: N updates dropped, map full
+  // (max_map_keys=K)" on stderr).
+  virtual void map_updates_dropped(const std::string &map, uint64_t count, uint64_t max_keys) = 0;
   // Before the maps printed at exit (text: two empty lines, as bpftrace).
   virtual void exit_maps_begin() = 0;
 
