@@ -3,8 +3,10 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 
@@ -12,7 +14,9 @@
 #include "codegen.h"
 #include "config_env.h"
 #include "machine_types.h"
+#include "output_file.h"
 #include "parse.h"
+#include "privileges.h"
 #include "sema/sema.h"
 #include "session.h"
 
@@ -67,9 +71,25 @@ Result<unsigned> compile_threads() {
   return static_cast<unsigned>(n);
 }
 
+// stdout (the dumps, the script's text beside a profile, or everything) got all it was given.
+// Called right after the writes, so errno still says why an earlier one failed.
+Status check_stdout() {
+  int earlier = errno;
+  std::cout.flush();
+  errno = 0;
+  bool flushed = fflush(stdout) == 0;
+  int err = flushed ? earlier : errno;
+  if (!flushed || !std::cout || ferror(stdout))
+    return make_error("writing output", strerror(err ? err : EIO), {}, err ? err : EIO);
+  return Ok{};
+}
+
 }  // namespace
 
 int run_driver(const Options &options, runtime::Timeline *timeline) {
+  // Every run loads BPF programs (--dry-run too): say what is missing before any work.
+  if (auto s = check_tracing_privileges(); !s)
+    return fail(s.error(), options.verbose);
   // Parse and check.
   SourceFile source(options.program_name, options.program_text);
   DiagnosticEngine diags(source);
@@ -122,21 +142,22 @@ int run_driver(const Options &options, runtime::Timeline *timeline) {
   if (options.wants_dump("asm"))
     std::cout << object->asm_text;
   if (!options.emit_elf.empty()) {
-    std::ofstream out(options.emit_elf, std::ios::binary);
-    out.write(object->elf.data(), static_cast<std::streamsize>(object->elf.size()));
-    if (!out)
-      return fail(make_error("writing " + options.emit_elf, "cannot write the file"),
-                  options.verbose);
+    auto written = write_output_file(options.emit_elf,
+                                     std::string(object->elf.data(), object->elf.size()));
+    if (!written)
+      return fail(written.error(), options.verbose);
   }
-  std::cout.flush();
+  if (auto written = check_stdout(); !written)
+    return fail(written.error(), options.verbose);
 
   // Load, run, print.
   std::FILE *out = stdout;
   std::FILE *file = nullptr;
   if (!options.output_file.empty()) {
-    file = fopen(options.output_file.c_str(), "w");
-    if (!file)
-      return fail(make_error("opening " + options.output_file, strerror(errno)), options.verbose);
+    auto opened = open_output_file(options.output_file);
+    if (!opened)
+      return fail(opened.error(), options.verbose);
+    file = *opened;
     out = file;
   }
   // A profile takes -o FILE (or stdout); the script's text output moves to stdout (or stderr).
@@ -193,12 +214,17 @@ int run_driver(const Options &options, runtime::Timeline *timeline) {
   // Stop the probes before reading the maps, so printing sees a settled state.
   session.detach_probes();
   auto printed = options.print_maps_at_exit ? session.print_maps() : Status(Ok{});
+  session.report_dropped_updates();
   int code = session.exit_code();
   session.detach();
   if (!printed)
     return fail(printed.error(), so.verbose);
-  if (file)
-    fclose(file);
+  if (auto written = session.check_output(); !written)
+    return fail(written.error(), so.verbose);
+  if (file && fclose(file) != 0)
+    return fail(make_error("writing " + options.output_file, strerror(errno)), so.verbose);
+  if (auto written = check_stdout(); !written)
+    return fail(written.error(), so.verbose);
   return code;
 }
 

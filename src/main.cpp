@@ -229,6 +229,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "hint: %s\n", e.hint.c_str());
       return 1;
     }
+    if (fflush(stdout) != 0 || ferror(stdout)) {  // a full disk or /dev/full: not a silent 0
+      fprintf(stderr, "rbt: error: writing output: %s\n", strerror(errno ? errno : EIO));
+      return 1;
+    }
     return 0;
   }
   if (!have_program) {

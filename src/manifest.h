@@ -47,6 +47,11 @@ struct MapDesc {
   Type key;              // none() for a map without keys
   Type value;            // an aggregation, or the assigned value type
   std::vector<std::string> key_names;  // per key part: "comm", "pid", "" (sema's MapInfo)
+  // A hash map holds at most max_keys keys (config max_map_keys); an update it refuses (full)
+  // adds 1 to the u64 named full_counter in the object's .bss, so the runtime can say how many
+  // were dropped. Empty: no program inserts into this map.
+  uint64_t max_keys = 0;
+  std::string full_counter;
 
   bool per_cpu() const { return value.is_aggregation(); }
   // A keyless aggregation whose value (or each histogram bucket) has a slot of its own lives in

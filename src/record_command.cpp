@@ -4,6 +4,7 @@
 // exit()), from what was recorded until then, so it is always complete.
 
 #include <getopt.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -14,6 +15,7 @@
 
 #include "driver.h"
 #include "formats.h"
+#include "output_file.h"
 #include "profile_commands.h"
 #include "record_script.h"
 #include "recorder.h"
@@ -64,19 +66,20 @@ int usage_error(const std::string &message) {
 }
 
 bool write_file(const std::string &path, const std::string &bytes, std::string &why) {
+  // A device or FIFO (/dev/stdout, /dev/full) is written as it is: renaming over it is wrong.
+  struct stat st {};
+  if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    auto written = write_output_file(path, bytes);
+    if (!written)
+      why = written.error().why;
+    return bool(written);
+  }
   // Written beside the target and renamed: a reader never sees half a file.
   std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      why = strerror(errno);
-      return false;
-    }
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!out) {
-      why = strerror(errno);
-      return false;
-    }
+  if (auto written = write_output_file(tmp, bytes); !written) {
+    why = written.error().why;
+    unlink(tmp.c_str());
+    return false;
   }
   if (rename(tmp.c_str(), path.c_str()) != 0) {
     why = strerror(errno);

@@ -12,6 +12,7 @@
 #include "filter.h"
 #include "firefox_reader.h"
 #include "formats.h"
+#include "output_file.h"
 #include "profile_commands.h"
 
 namespace rbt {
@@ -105,13 +106,17 @@ int report_main(int argc, char **argv) {
     return 1;
   }
   if (output.empty()) {
-    fwrite(out.data(), 1, out.size(), stdout);
+    if (fwrite(out.data(), 1, out.size(), stdout) != out.size() || fflush(stdout) != 0) {
+      fprintf(stderr, "rbt: error: writing output: %s\n", strerror(errno));
+      return 1;
+    }
     return 0;
   }
-  std::ofstream file(output, std::ios::binary | std::ios::trunc);
-  file.write(out.data(), static_cast<std::streamsize>(out.size()));
-  if (!file) {
-    fprintf(stderr, "rbt: error: writing %s: %s\n", output.c_str(), strerror(errno));
+  if (auto written = write_output_file(output, out); !written) {
+    Error &e = written.error();
+    fprintf(stderr, "rbt: error: %s: %s\n", e.what.c_str(), e.why.c_str());
+    if (!e.hint.empty())
+      fprintf(stderr, "hint: %s\n", e.hint.c_str());
     return 1;
   }
   return 0;

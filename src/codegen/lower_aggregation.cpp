@@ -28,9 +28,25 @@ void Lowering::upsert(const MapDesc &map, llvm::Value *key,
     b_.SetInsertPoint(miss);
     llvm::Value *slot = value_slot(map.bpf_value_size(), "agg_init");
     init(slot);
-    b_.map_update(global, key, slot, BPF_ANY);
+    map_update_counted(map, key, slot);
     b_.CreateBr(done);
   }
+  b_.SetInsertPoint(done);
+}
+
+void Lowering::map_update_counted(const MapDesc &map, llvm::Value *key, llvm::Value *value) {
+  llvm::Value *rc = b_.map_update(resources_.map_global(map.name), key, value, BPF_ANY);
+  if (map.is_array())
+    return;  // every slot exists: an update cannot be refused
+  // -E2BIG when the map holds max_map_keys keys (-ENOMEM if the kernel has no memory for one):
+  // a successful update costs one branch.
+  auto *full = new_block("map_full");
+  auto *done = new_block("map_updated");
+  b_.CreateCondBr(b_.CreateICmpEQ(rc, b_.getInt64(0)), done, full);
+  b_.SetInsertPoint(full);
+  b_.CreateAtomicRMW(llvm::AtomicRMWInst::Add, resources_.map_full_counter(map.name),
+                     b_.getInt64(1), llvm::Align(8), llvm::AtomicOrdering::Monotonic);
+  b_.CreateBr(done);
   b_.SetInsertPoint(done);
 }
 

@@ -79,7 +79,7 @@ void Lowering::lower_assign_map(const AssignMap &assign) {
   }
   llvm::Value *value = value_slot(map.value.size, "map_value");
   store_value(value, map.value, *assign.value);
-  b_.map_update(resources_.map_global(map.name), key, value, BPF_ANY);
+  map_update_counted(map, key, value);
 }
 
 void Lowering::lower_assign_var(const AssignVar &assign) {

@@ -98,6 +98,9 @@ private:
   // Both callbacks receive a pointer to the value.
   void upsert(const MapDesc &map, llvm::Value *key, const std::function<void(llvm::Value *)> &update,
               const std::function<void(llvm::Value *)> &init);
+  // Inserts or replaces `key`'s value in a hash map; an update the full map refuses is counted
+  // (Resources::map_full_counter), never dropped silently.
+  void map_update_counted(const MapDesc &map, llvm::Value *key, llvm::Value *value);
   llvm::Value *hist_key(const MapDesc &map, llvm::Value *key, llvm::Value *bucket);
   llvm::Value *log2_bucket(llvm::Value *value, bool is_signed);
   llvm::Value *linear_bucket(llvm::Value *value, const Type &lhist);

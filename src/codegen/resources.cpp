@@ -18,6 +18,7 @@ Resources::Resources(DebugInfo &debug_info, const sema::SemaInfo &sema) : debug_
                     : desc.per_cpu() ? BPF_MAP_TYPE_PERCPU_HASH
                                      : BPF_MAP_TYPE_HASH;
     uint32_t entries = desc.is_array() ? desc.array_entries() : sema.config.max_map_keys;
+    desc.max_keys = entries;
     map_globals_[name] = debug_info.define_map(desc.bpf_name, type, entries, desc.bpf_key_size(),
                                                desc.bpf_value_size());
     map_index_[name] = manifest_.maps.size();
@@ -35,6 +36,16 @@ llvm::GlobalVariable *Resources::stack_map(bool user, uint32_t depth) {
     it->second = debug_info_.define_sized_map(desc.bpf_name, BPF_MAP_TYPE_STACK_TRACE,
                                               kStackMapEntries, 4, 8 * depth);
     manifest_.stack_maps.push_back(std::move(desc));
+  }
+  return it->second;
+}
+
+llvm::GlobalVariable *Resources::map_full_counter(const std::string &map) {
+  auto [it, inserted] = map_full_counters_.try_emplace(map, nullptr);
+  if (inserted) {
+    MapDesc &desc = manifest_.maps[map_index_.at(map)];
+    desc.full_counter = "rbt_full_" + desc.bpf_name;
+    it->second = debug_info_.define_counter(desc.full_counter);
   }
   return it->second;
 }

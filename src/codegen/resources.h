@@ -33,6 +33,9 @@ public:
   llvm::GlobalVariable *map_global(const std::string &name) { return map_globals_.at(name); }
   const MapDesc &map_desc(const std::string &name) const;
   llvm::GlobalVariable *ringbuf() { return ringbuf_; }
+  // The counter of updates `map` refused because it was full (MapDesc::full_counter), made on
+  // first use.
+  llvm::GlobalVariable *map_full_counter(const std::string &map);
   // The lost-events counter (Manifest::lost_events_name), made on first use.
   llvm::GlobalVariable *lost_events();
   // The stack trace map for kernel or user stacks of `depth` frames, made on first use.
@@ -67,6 +70,7 @@ private:
   std::map<std::string, size_t> map_index_;
   llvm::GlobalVariable *ringbuf_ = nullptr;
   llvm::GlobalVariable *lost_events_ = nullptr;
+  std::map<std::string, llvm::GlobalVariable *> map_full_counters_;
   llvm::GlobalVariable *seen_pids_ = nullptr;
   llvm::GlobalVariable *config_ = nullptr;
   llvm::GlobalVariable *scratch_ = nullptr;  // the placeholder until finish_scratch()

@@ -38,7 +38,7 @@ std::string local_time(const std::string &format) {
 // stays pure NDJSON in JSON mode, and -o FILE receives it).
 std::string run_command(const std::string &command) {
   fflush(nullptr);
-  FILE *p = popen(command.c_str(), "r");
+  FILE *p = popen(command.c_str(), "re");
   if (!p) {
     warn("system(\"" + command + "\"): " + strerror(errno));
     return {};

@@ -6,11 +6,23 @@
 #include <bpf/libbpf.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "manifest.h"
 
 namespace rbt::runtime {
+
+// Where a u64 counter the programs add to lies: the object's .bss map and the offset in its one
+// value. fd < 0 when the object has no such counter.
+struct BssCounter {
+  int fd = -1;
+  size_t offset = 0;
+  size_t value_size = 0;  // of the whole .bss value, which a lookup copies out
+};
+BssCounter find_bss_counter(bpf_object *obj, const std::string &name);
+// The counter's value now (0 when it cannot be read).
+int64_t read_bss_counter(const BssCounter &counter);
 
 class LostEvents {
 public:
@@ -21,11 +33,8 @@ public:
   uint64_t take_new();
 
 private:
-  int fd_ = -1;  // the .bss map
-  // Where the counter lies in the .bss map's one value. A linked object (codegen/partition.h)
-  // keeps every part's copy of the weak counter, and the kernel copies out the whole section.
-  size_t offset_ = 0;
-  std::vector<char> value_;
+  // A linked object (codegen/partition.h) keeps one of the parts' copies of the weak counter.
+  BssCounter counter_;
   uint64_t reported_ = 0;
 };
 

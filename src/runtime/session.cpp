@@ -477,6 +477,23 @@ Status Session::print_maps() {
   return Ok{};
 }
 
+void Session::report_dropped_updates() {
+  for (const MapDesc &map : manifest_.maps) {
+    if (map.full_counter.empty())
+      continue;
+    int64_t dropped = read_bss_counter(find_bss_counter(obj_, map.full_counter));
+    if (dropped > 0)
+      writer_->map_updates_dropped(map.name, static_cast<uint64_t>(dropped), map.max_keys);
+  }
+  writer_->flush();
+}
+
+Status Session::check_output() {
+  if (int err = writer_->error())
+    return make_error("writing output", strerror(err), {}, err);
+  return Ok{};
+}
+
 // The maps at exit as one profile file: every non-empty map must be a stack map with count()
 // or sum() values (checked here, since a script's other maps may well be empty by then).
 // The maps that can be written are, before an error names the first one that cannot.

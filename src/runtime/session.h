@@ -59,6 +59,11 @@ public:
   Status run();                               // until exit(), a signal, or the target's end
   Status run_end();
   Status print_maps();
+  // Whether everything written to the output (stdout or -o FILE) got there: a full disk or
+  // /dev/full is an error, not lost data with exit status 0.
+  Status check_output();
+  // Says, per map, how many updates were refused because the map was full (max_map_keys).
+  void report_dropped_updates();
   void detach_probes() { links_.clear(); }  // probes stop; maps stay readable
   void detach();
 

@@ -33,10 +33,18 @@ TEST(Codegen, one_program_per_attach_point_and_btf_maps) {
   ASSERT_EQ(c.error, "");
   int maps = 0;
   EXPECT_EQ(programs_in(c.object.elf, maps), 3);
-  EXPECT_EQ(maps, 4);  // @, @h, @x and the event ring buffer
+  // @, @h, @x, the event ring buffer, and the .bss of the counters of updates a full map
+  // refused (@ and @x are hashes; @h, a keyless histogram, is an array that cannot be full).
+  EXPECT_EQ(maps, 5);
   ASSERT_EQ(c.object.manifest.probes.size(), 3u);
   EXPECT_EQ(c.object.manifest.probes[1].name, "tracepoint:syscalls:sys_enter_openat");
-  EXPECT_EQ(c.object.manifest.maps.size(), 3u);
+  ASSERT_EQ(c.object.manifest.maps.size(), 3u);
+  for (const auto &map : c.object.manifest.maps) {
+    EXPECT_EQ(map.full_counter.empty(), map.is_array()) << map.name;
+    if (!map.is_array()) {
+      EXPECT_EQ(map.max_keys, 4096u) << map.name;
+    }
+  }
 }
 
 TEST(Codegen, every_language_feature_of_the_first_slice_compiles) {

@@ -50,8 +50,9 @@ void TypeChecker::check_config(const Program &program) {
       else
         c.max_strlen = static_cast<uint32_t>(*number);
     } else if (key == "max_map_keys") {
-      if (!number || *number < 1)
-        diags_.error(item.range, "max_map_keys must be a positive integer");
+      // A BPF map's max_entries is 32 bits: a larger number must not wrap (2^32+1 to 1).
+      if (!number || *number < 1 || static_cast<uint64_t>(*number) > UINT32_MAX)
+        diags_.error(item.range, "max_map_keys must be an integer from 1 to 4294967295");
       else
         c.max_map_keys = static_cast<uint64_t>(*number);
     } else if (key == "print_maps_on_exit") {

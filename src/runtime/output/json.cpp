@@ -307,6 +307,12 @@ void JsonWriter::lost_events(uint64_t count) {
   line(json_object("lost_events", "{\"events\": " + std::to_string(count) + "}"));
 }
 
+void JsonWriter::map_updates_dropped(const std::string &map, uint64_t count, uint64_t max_keys) {
+  line(json_object("map_full", "{\"map\": " + json_string(map) + ", \"dropped\": " +
+                                   std::to_string(count) + ", \"max_map_keys\": " +
+                                   std::to_string(max_keys) + "}"));
+}
+
 void JsonWriter::message(MessageKind kind, const std::string &text) {
   line(json_object(message_kind_name(kind), json_string(text)));
 }

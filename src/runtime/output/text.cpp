@@ -171,4 +171,10 @@ void TextWriter::lost_events(uint64_t count) {
   fprintf(stderr, "Lost %llu events\n", static_cast<unsigned long long>(count));
 }
 
+void TextWriter::map_updates_dropped(const std::string &map, uint64_t count, uint64_t max_keys) {
+  fprintf(stderr, "rbt: warning: %s: %llu update%s dropped, map full (max_map_keys=%llu)\n",
+          map.c_str(), static_cast<unsigned long long>(count), count == 1 ? "" : "s",
+          static_cast<unsigned long long>(max_keys));
+}
+
 }  // namespace rbt::output

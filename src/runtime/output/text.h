@@ -46,6 +46,7 @@ public:
   void map(runtime::MapSnapshot &snapshot, uint64_t top, uint64_t div) override;
   void exit_maps_begin() override;
   void lost_events(uint64_t count) override;
+  void map_updates_dropped(const std::string &map, uint64_t count, uint64_t max_keys) override;
 
 private:
   bool quiet_;

@@ -42,7 +42,7 @@ std::string Writer::release() {
 
 void Writer::write_held(const std::string &text) {
   fwrite(text.data(), 1, text.size(), out_);
-  fflush(out_);
+  flush();
 }
 
 std::unique_ptr<Writer> make_writer(OutputFormat format, std::FILE *out, bool quiet) {

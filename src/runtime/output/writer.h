@@ -4,6 +4,7 @@
 // TextWriter prints bpftrace's text; JsonWriter prints NDJSON. The session and the event
 // reader only talk to a Writer, so the output format is decided once, in make_writer().
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -39,10 +40,24 @@ public:
   virtual void map(runtime::MapSnapshot &snapshot, uint64_t top, uint64_t div) = 0;
   // Events the ring buffer dropped since the last report (text: "Lost N events" on stderr).
   virtual void lost_events(uint64_t count) = 0;
+  // Updates a full map refused, at exit (text: "rbt: warning: @: N updates dropped, map full
+  // (max_map_keys=K)" on stderr).
+  virtual void map_updates_dropped(const std::string &map, uint64_t count, uint64_t max_keys) = 0;
   // Before the maps printed at exit (text: two empty lines, as bpftrace).
   virtual void exit_maps_begin() = 0;
 
-  void flush() { fflush(out_); }
+  // Flushes, remembering the first failed write (a full disk, /dev/full) for error().
+  void flush() {
+    if (fflush(out_) != 0 && error_ == 0)
+      error_ = errno;
+  }
+  // errno of the first write that failed (EIO when only the stream's error flag says so), or 0.
+  int error() {
+    flush();
+    if (error_ == 0 && ferror(out_))
+      error_ = EIO;
+    return error_;
+  }
 
   // Output written between hold() and release() is kept in memory; release() returns to the
   // real output and hands back what was held, for the caller to write with write_held().
@@ -57,6 +72,7 @@ protected:
 
 private:
   std::FILE *real_out_ = nullptr;  // while holding
+  int error_ = 0;
   char *held_ = nullptr;
   size_t held_size_ = 0;
 };
