@@ -321,10 +321,15 @@ static long resolve_one(__u64 index, void *ctx) {
   struct scratch *s = ((struct loop_ctx *)ctx)->s;
   if (!frame_key_at(s, index))
     return 1;
-  if (bpf_map_lookup_elem(&rbt_ruby_frames, &s->fkey))
+  struct rbt_ruby_frame *known = bpf_map_lookup_elem(&rbt_ruby_frames, &s->fkey);
+  // A C method met before its process's symbol table was known has no name yet: name it now
+  // that the table is (user space names it by ELF symbol only when the function is exported).
+  if (known && (known->kind != RBT_RUBY_FRAME_CFUNC || known->label[0] || !s->global_symbols))
     return 0;
   resolve(s, s->fkey.addr, s->fkey.pc);
-  bpf_map_update_elem(&rbt_ruby_frames, &s->fkey, &s->frame, BPF_NOEXIST);
+  if (known && !s->frame.label[0])
+    return 0;
+  bpf_map_update_elem(&rbt_ruby_frames, &s->fkey, &s->frame, BPF_ANY);
   return 0;
 }
 

@@ -223,8 +223,9 @@ int RubyDiscovery::add(const std::string &path, uint64_t dev, uint64_t ino) {
   if (!attached)
     return note(std::string("attaching its early uprobe: ") + strerror(errno));
   if (verbose_)
-    fprintf(stderr, "rbt: rstack: probing Ruby %s in %s (file %d)\n", b.version.c_str(),
-            path.c_str(), index);
+    fprintf(stderr, "rbt: rstack: probing Ruby %s in %s (file %d)%s\n", b.version.c_str(),
+            path.c_str(), index,
+            b.facts.global_symbols_vaddr ? ", symbol table located" : ", symbol table unknown");
   binaries_.push_back(std::move(b));
   return static_cast<int>(index);
 }

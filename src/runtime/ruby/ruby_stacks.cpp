@@ -149,12 +149,17 @@ void RubyStacks::record(pid_t pid, Inspection &in) {
     facts.image = static_cast<uint32_t>(facts.start);
     facts.binary = RBT_RUBY_NO_BINARY;
     facts.bias = in.process.load_bias;
-    bpf_map_update_elem(procs_fd_, &key, &facts, BPF_ANY);
     // A Ruby file first seen now gets its early uprobe: the next process of it is found by BPF.
     int file = discovery_ ? discovery_->binary_for(in.process.elf->path()) : -1;
     if (file >= 0 && facts.global_symbols)
       discovery_->set_global_symbols(static_cast<uint32_t>(file),
                                      facts.global_symbols - in.process.load_bias);
+    // A process inspected before its VM filled the symbol table: the file says where it is,
+    // so BPF names C methods from the first one (an inspection must not forget what BPF knew).
+    if (!facts.global_symbols && file >= 0)
+      if (uint64_t vaddr = discovery_->binary(static_cast<uint32_t>(file))->facts.global_symbols_vaddr)
+        facts.global_symbols = in.process.load_bias + vaddr;
+    bpf_map_update_elem(procs_fd_, &key, &facts, BPF_ANY);
     uint64_t k = key_of(pid, facts.image);
     processes_[k] = in.process;
     if (!in.process.proc.global_symbols)
