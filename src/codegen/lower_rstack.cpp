@@ -26,7 +26,7 @@ bool reference_walker() {
   return ref && std::strcmp(ref, "1") == 0;
 }
 
-llvm::Value *walk(IRBuilderBPF &b, llvm::Module &module, const char *walker, uint32_t depth) {
+llvm::Value *walk(IRBuilderBPF &b, llvm::Module &module, const char *walker, uint64_t depth) {
   llvm::FunctionCallee fn = module.getOrInsertFunction(walker, b.getInt64Ty(), b.getInt64Ty());
   return b.CreateCall(fn, {b.getInt64(depth)});
 }
@@ -62,10 +62,22 @@ llvm::Value *Lowering::ruby_stack(const Type &t) {
   llvm::Value *kernel_id = b_.CreateLoad(b_.getInt64Ty(), kernel);
   llvm::Value *slot = b_.stack_slot(32, "rstack_native");
   // A map key: no per-event count of cut frames, so the plain walker.
-  b_.CreateStore(walk(b_, module_, reference_walker() ? "rbt_rstack_reference" : "rbt_rstack",
-                      t.stack_depth),
-                 slot);
-  b_.CreateStore(walk(b_, module_, "rbt_nstack", RBT_NATIVE_MAX_DEPTH), b_.byte_ptr(slot, 8));
+  llvm::Value *ruby_id = walk(b_, module_,
+                              reference_walker() ? "rbt_rstack_reference" : "rbt_rstack",
+                              t.stack_depth);
+  b_.CreateStore(ruby_id, slot);
+  // By function: the merge names native frames by function, and a stack that is the same
+  // from sample to sample is stored once and keys the map the same. The walk ends at the
+  // root-most C method's function: rootward of it the merge drops everything
+  // (docs/native-stack.md).
+  llvm::FunctionCallee anchor_fn =
+      module_.getOrInsertFunction("rbt_rstack_anchor", b_.getInt64Ty(), b_.getInt64Ty());
+  llvm::FunctionCallee native_fn = module_.getOrInsertFunction(
+      "rbt_nstack_to", b_.getInt64Ty(), b_.getInt64Ty(), b_.getInt64Ty());
+  llvm::Value *anchor = b_.CreateCall(anchor_fn, {ruby_id});
+  b_.CreateStore(
+      b_.CreateCall(native_fn, {b_.getInt64(RBT_NATIVE_MAX_DEPTH | RBT_NATIVE_FUNCTIONS), anchor}),
+      b_.byte_ptr(slot, 8));
   b_.CreateStore(kernel_id, b_.byte_ptr(slot, 16));
   llvm::Value *pid = b_.current_pid();
   b_.CreateStore(pid, b_.byte_ptr(slot, 24));

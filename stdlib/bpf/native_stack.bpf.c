@@ -73,6 +73,7 @@ struct {
 struct row_cache_entry {
   __u64 pc;
   __u32 tgid, generation;
+  __u64 func;  // the function's start in the process (0: unknown)
   struct rbt_unwind_row row;
 };
 
@@ -87,7 +88,8 @@ struct {
 
 struct native_scratch {
   __u64 ip, sp, bp, hash;
-  __u32 max, done;
+  __u32 max, functions;
+  __u64 anchor, anchors_left;  // rbt_nstack_to: stop at this function's Nth frame
   __u64 chunk_base, chunk_len;  // the user stack's bytes [base, base + len) in chunk
   __u8 chunk[STACK_CHUNK];
   struct rbt_native_stack stack;
@@ -182,7 +184,15 @@ static __always_inline __u64 stack_word(struct native_scratch *s, __u64 addr, in
   return *(__u64 *)(s->chunk + off);
 }
 
-// One frame: records the pc, then steps to the caller. Returns 1 to end the walk.
+// Records a frame: its pc, or with RBT_NATIVE_FUNCTIONS its function's start when known.
+static __always_inline void record_frame(struct native_scratch *s, __u32 n, __u64 func) {
+  __u64 at = s->functions && func ? func : s->ip;
+  s->stack.pcs[n & (RBT_NATIVE_MAX_DEPTH - 1)] = at;
+  s->stack.count = n + 1;
+  s->hash = (s->hash ^ at) * 0x100000001b3ULL;
+}
+
+// One frame: records it, then steps to the caller. Returns 1 to end the walk.
 static long unwind_one(__u64 index, void *ctx) {
   struct native_scratch *s = ((struct native_ctx *)ctx)->s;
   struct rbt_unwind_proc *proc = ((struct native_ctx *)ctx)->proc;
@@ -191,9 +201,6 @@ static long unwind_one(__u64 index, void *ctx) {
     s->stack.stop = RBT_NATIVE_STOP_DEPTH;
     return 1;
   }
-  s->stack.pcs[n & (RBT_NATIVE_MAX_DEPTH - 1)] = s->ip;
-  s->stack.count = n + 1;
-  s->hash = (s->hash ^ s->ip) * 0x100000001b3ULL;
   // A return address points after its call: look the caller up at the call itself.
   __u64 pc = n == 0 ? s->ip : s->ip - 1;
   __u32 slot = (__u32)((pc ^ (pc >> 12) ^ s->stack.tgid) & (RBT_UNWIND_CACHE - 1));
@@ -204,20 +211,26 @@ static long unwind_one(__u64 index, void *ctx) {
   if (c->pc != pc || c->tgid != s->stack.tgid || c->generation != proc->generation) {
     struct rbt_unwind_mapping *m = mapping_of(proc, pc);
     if (!m) {
+      record_frame(s, n, 0);
       s->stack.stop = RBT_NATIVE_STOP_UNKNOWN;
       return 1;
     }
     __u64 vaddr = pc - m->bias;
     struct rbt_unwind_row *found = vaddr >> 32 ? 0 : row_of(m, vaddr);
     if (!found) {
+      record_frame(s, n, 0);
       s->stack.stop = RBT_NATIVE_STOP_NO_CFI;
       return 1;
     }
     c->pc = pc;
     c->tgid = s->stack.tgid;
     c->generation = proc->generation;
+    c->func = found->func ? found->func + m->bias : 0;
     c->row = *found;
   }
+  record_frame(s, n, c->func);
+  if (s->anchors_left && c->func == s->anchor && --s->anchors_left == 0)
+    return 1;  // the root-most C method's frame: what is rootward is dropped (stop: END)
   if (r->cfa_kind == RBT_UNWIND_STOP) {
     s->stack.stop = RBT_NATIVE_STOP_NO_CFI;
     return 1;
@@ -259,7 +272,7 @@ static long unwind_one(__u64 index, void *ctx) {
 }
 
 // Walks the current thread's native stack into the per-CPU scratch; null when there is none.
-static __always_inline struct native_scratch *walk_native(__u64 max_depth) {
+static __always_inline struct native_scratch *walk_native(__u64 max_depth, __u64 anchor) {
   __u64 pid_tgid = bpf_get_current_pid_tgid();
   __u32 tgid = pid_tgid >> 32;
   struct task_struct___native *task = (void *)bpf_get_current_task_btf();
@@ -290,15 +303,20 @@ static __always_inline struct native_scratch *walk_native(__u64 max_depth) {
   s->bp = regs->bp;
   if (!s->ip)
     return 0;
+  s->functions = (max_depth & RBT_NATIVE_FUNCTIONS) != 0;
+  max_depth &= ~RBT_NATIVE_FUNCTIONS;
   s->max = max_depth == 0 ? RBT_NATIVE_DEFAULT_DEPTH
            : max_depth > RBT_NATIVE_MAX_DEPTH ? RBT_NATIVE_MAX_DEPTH
                                               : (__u32)max_depth;
+  s->stack.functions = s->functions;
   s->hash = (0xcbf29ce484222325ULL ^ tgid) * 0x100000001b3ULL;
   s->stack.tgid = tgid;
   s->stack.count = 0;
   s->stack.stop = RBT_NATIVE_STOP_END;
   s->chunk_base = 0;
   s->chunk_len = 0;
+  s->anchor = anchor & ((1ULL << 48) - 1);
+  s->anchors_left = anchor >> 48;
   struct native_ctx c = {s, p};
   bpf_loop(RBT_NATIVE_MAX_DEPTH + 1, unwind_one, &c, 0);
   if (s->stack.stop == RBT_NATIVE_STOP_UNKNOWN)
@@ -306,9 +324,8 @@ static __always_inline struct native_scratch *walk_native(__u64 max_depth) {
   return s;
 }
 
-// No ctx argument, as rbt_rstack: it may stay a global function of its own.
-__u64 rbt_nstack(__u64 max_depth) {
-  struct native_scratch *s = walk_native(max_depth);
+static __always_inline __u64 native_stack_id(__u64 max_depth, __u64 anchor) {
+  struct native_scratch *s = walk_native(max_depth, anchor);
   if (!s)
     return 0;
   __u64 id = (s->hash ^ ((__u64)s->stack.stop << 56) ^ s->stack.count) | 1;
@@ -316,3 +333,11 @@ __u64 rbt_nstack(__u64 max_depth) {
     bpf_map_update_elem(&rbt_native_stacks, &id, &s->stack, BPF_NOEXIST);
   return id;
 }
+
+// No ctx argument, as rbt_rstack: it may stay a global function of its own.
+__u64 rbt_nstack(__u64 max_depth) { return native_stack_id(max_depth, 0); }
+
+// rstack(native)'s walk: ends at the root-most C method's function (rbt_rstack_anchor's
+// answer: the function's address, and in the top 16 bits how many of its frames to pass), or
+// at the root when the Ruby stack has no C method. Needs RBT_NATIVE_FUNCTIONS in max_depth.
+__u64 rbt_nstack_to(__u64 max_depth, __u64 anchor) { return native_stack_id(max_depth, anchor); }

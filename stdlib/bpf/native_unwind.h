@@ -36,6 +36,11 @@ struct rbt_unwind_row {
   __s16 rbp_off;
   __u8 cfa_kind;
   __u8 rbp_kind;
+  /* The start of the function (its FDE) the row belongs to, as linked; 0 in a gap. A walk
+   * for a mixed stack records it instead of the pc: the stack is then the same for every
+   * sample in the same functions, so it is stored once and its map key repeats. (An array
+   * map's values are 8-byte aligned: the field costs no memory.) */
+  __u32 func;
 };
 
 /* Per process: its executable mappings that have unwind rows, sorted by start. */
@@ -46,6 +51,9 @@ struct rbt_unwind_row {
 #define RBT_UNWIND_CACHE 4096         /* per-CPU cache of pc -> row, direct mapped */
 #define RBT_NATIVE_DEFAULT_DEPTH 64
 #define RBT_NATIVE_MAX_DEPTH 128
+/* rbt_nstack's depth argument may carry this flag: record each frame's function start, not
+ * its pc (rstack(native) and rbt record, whose frames are named by function). */
+#define RBT_NATIVE_FUNCTIONS (1ULL << 32)
 
 struct rbt_unwind_mapping {
   __u64 start, end; /* [start, end) of the mapping in the process */
@@ -75,7 +83,7 @@ struct rbt_native_stack {
   __u32 tgid;
   __u32 count;
   __u32 stop;
-  __u32 pad;
+  __u32 functions; /* 1: pcs[] are function starts (RBT_NATIVE_FUNCTIONS), not pcs */
   __u64 pcs[RBT_NATIVE_MAX_DEPTH];
 };
 

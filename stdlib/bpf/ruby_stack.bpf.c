@@ -99,6 +99,7 @@ struct scratch {
   __u64 last_cut;  // rbt_rstack_cut's answer
   __u64 global_symbols;
   __u64 th_head, th_node, th_tp, th_ec;  // the threads list lookup (find_thread)
+  __u64 anchor_root, anchor_count;       // rbt_rstack_anchor's scan
   __u8 cf[CF_BUF];
   __u8 body[BODY_BUF];
   __u64 succ[10];
@@ -665,6 +666,61 @@ __u64 rbt_rstack_contains(__u64 id, const char *needle, __u64 n_size) {
     return 0;
   bpf_loop(c.st->count, frame_matches, &c, 0);
   return c.found;
+}
+
+// ---- The anchor of a mixed stack (rstack(native)) ----
+//
+// The native walk of rstack(native) can stop at the root-most C method's function: every
+// native frame rootward of it is the interpreter or the launch (main, _start), which the merge
+// drops (docs/native-stack.md). The answer packs that function's address (a user address,
+// below 2^47) with how many frames of the stack are that C method (in the top 16 bits): a
+// recursive `each` puts its function on the native stack once per frame.
+// The scan's state lives in the per-CPU scratch, not on the BPF stack: the verifier would
+// follow every value of a counter kept on the stack through the loop.
+struct anchor_scan {
+  struct rbt_ruby_stack *st;
+  struct scratch *s;
+};
+
+static long root_cfunc(__u64 index, void *ctx) {
+  struct anchor_scan *c = ctx;
+  __u64 count = c->st->count;
+  if (index >= count || index >= RBT_RUBY_MAX_DEPTH)
+    return 1;
+  __u32 k = (__u32)(count - 1 - index) & (RBT_RUBY_MAX_DEPTH - 1);
+  if (c->st->frames[k].pc != 0)
+    return 0;
+  if (!c->s->anchor_root)
+    c->s->anchor_root = c->st->frames[k].addr;
+  if (c->st->frames[k].addr == c->s->anchor_root)
+    c->s->anchor_count++;
+  return 0;
+}
+
+__u64 rbt_rstack_anchor(__u64 id) {
+  if (!(id & 1))
+    return 0;
+  __u32 zero = 0;
+  struct anchor_scan c = {};
+  c.s = bpf_map_lookup_elem(&rbt_ruby_scratch, &zero);
+  if (!c.s)
+    return 0;
+  c.st = bpf_map_lookup_elem(&rbt_ruby_stacks, &id);
+  if (!c.st)
+    c.st = bpf_map_lookup_elem(&rbt_ruby_stacks_spill, &id);
+  if (!c.st)
+    return 0;
+  c.s->anchor_root = 0;
+  c.s->anchor_count = 0;
+  bpf_loop(c.st->count, root_cfunc, &c, 0);
+  __u64 root = c.s->anchor_root, count = c.s->anchor_count;
+  if (!root || count >= (1 << 16))
+    return 0;
+  struct rbt_ruby_frame_key key = {root, 0, c.st->tgid, c.st->start};
+  struct rbt_ruby_frame *f = bpf_map_lookup_elem(&rbt_ruby_frames, &key);
+  if (!f || !f->cfunc || (f->cfunc >> 48))
+    return 0;
+  return count << 48 | f->cfunc;
 }
 
 #include "ruby_discovery.h"

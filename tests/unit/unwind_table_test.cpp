@@ -177,3 +177,29 @@ TEST(UnwindTable, missing_file_is_an_error) {
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.error().what.find("/nonexistent/libfoo.so"), std::string::npos);
 }
+
+// Every row inside a function names the function's start (what a mixed stack records), and
+// only gap rows name none: the rows of rb_ary_each, deflate and read all say where they begin.
+TEST(UnwindTable, rows_name_their_function_start) {
+  for (auto [path, func] : {std::pair{kLibruby, "rb_ary_each"}, {kLibz, "deflate"},
+                            {kLibc, "read"}}) {
+    UnwindTable t = table_or_die(path);
+    auto elf = ElfFile::open(path);
+    ASSERT_TRUE(elf.ok());
+    const ElfSymbol *sym = elf->find(func);
+    ASSERT_NE(sym, nullptr) << func;
+    for (uint64_t off : {0, 1, 4, 16}) {
+      const rbt_unwind_row *row = t.find(sym->value + off);
+      ASSERT_NE(row, nullptr) << func << "+" << off;
+      EXPECT_EQ(row->func, sym->value) << func << "+" << off;
+    }
+  }
+  std::vector<uint64_t> starts = cfi_function_starts(kLibz);
+  std::set<uint64_t> known(starts.begin(), starts.end());
+  for (const rbt_unwind_row &row : table_or_die(kLibz).rows) {
+    if (row.cfa_kind == RBT_UNWIND_STOP)
+      continue;
+    EXPECT_TRUE(known.count(row.func)) << std::hex << row.pc;
+    EXPECT_LE(row.func, row.pc) << std::hex << row.pc;
+  }
+}

@@ -59,7 +59,8 @@ std::vector<profile::Frame> native_frame_records(const uint8_t *value, NativeSta
   if (!stack)
     return out;
   for (uint64_t pc : stack->pcs)
-    out.push_back(native_frame(printer.user_function(stack->pid, pc), offsets, pc));
+    out.push_back(
+        native_frame(printer.user_function(stack->pid, pc), offsets && !stack->functions, pc));
   if (const char *why = stop_reason(stack->stop))
     out.push_back(marker(why));
   return out;
@@ -106,7 +107,7 @@ std::vector<profile::Frame> mixed_frame_records(const MixedStackIds &ids, ruby::
       bool interp = !f.module.empty() &&
                     (f.module == interpreter || base.rfind("libruby", 0) == 0);
       native_frames.push_back({f.function, interp});
-      user.push_back(native_frame(f, offsets, pc));
+      user.push_back(native_frame(f, offsets && !stack->functions, pc));
     }
     // A walk that stopped early says so where it stopped, rootward of the frames it has.
     if (const char *why = stop_reason(stack->stop)) {

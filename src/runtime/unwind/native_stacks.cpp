@@ -176,6 +176,7 @@ std::optional<NativeStack> NativeStacks::stack(uint64_t id) const {
   NativeStack s;
   s.pid = static_cast<pid_t>(raw->tgid);
   s.stop = raw->stop;
+  s.functions = raw->functions != 0;
   uint32_t n = std::min<uint32_t>(raw->count, RBT_NATIVE_MAX_DEPTH);
   s.pcs.assign(raw->pcs, raw->pcs + n);
   return s;

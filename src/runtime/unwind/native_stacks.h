@@ -23,6 +23,7 @@ struct NativeStack {
   pid_t pid = 0;
   std::vector<uint64_t> pcs;  // leaf first: where the thread was, then return addresses
   uint32_t stop = RBT_NATIVE_STOP_END;
+  bool functions = false;  // pcs are function starts (RBT_NATIVE_FUNCTIONS): print no offsets
 };
 
 class NativeStacks {

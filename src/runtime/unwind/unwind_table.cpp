@@ -218,9 +218,10 @@ rbt_unwind_row translate(Dwarf_Frame *frame, uint32_t pc) {
   return row;
 }
 
+// Rows merge only within one function: each row names its function's start.
 bool same_rule(const rbt_unwind_row &a, const rbt_unwind_row &b) {
   return a.cfa_kind == b.cfa_kind && a.cfa_off == b.cfa_off && a.rbp_kind == b.rbp_kind &&
-         a.rbp_off == b.rbp_off;
+         a.rbp_off == b.rbp_off && a.func == b.func;
 }
 
 }  // namespace
@@ -271,14 +272,16 @@ Result<UnwindTable> build_unwind_table(const std::string &path) {
       Dwarf_Addr start = 0, end = 0;
       bool signal = false;
       dwarf_frame_info(frame, &start, &end, &signal);
-      push(translate(frame, uint32_t(pc)));
+      rbt_unwind_row row = translate(frame, uint32_t(pc));
+      row.func = uint32_t((*starts)[i]);  // the FDE's first pc: where its function begins
+      push(row);
       free(frame);
       if (end <= pc)
         break;
       pc = std::min<uint64_t>(end, limit);
     }
     if (pc < next)
-      push(rbt_unwind_row{uint32_t(pc), 0, 0, RBT_UNWIND_STOP, 0});  // a gap without CFI
+      push(rbt_unwind_row{uint32_t(pc), 0, 0, RBT_UNWIND_STOP, 0, 0});  // a gap without CFI
   }
   return table;
 }
