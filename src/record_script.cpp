@@ -2,12 +2,35 @@
 
 namespace rbt {
 
+namespace {
+// An interval's stacks are taken where it starts and kept in maps named after `map` under
+// `key` until it ends: one rstack(native), or (--no-native) a Ruby, a user and a kernel stack.
+std::string keep(const std::string &map, const std::string &key, bool native) {
+  if (native)
+    return map + "_s[" + key + "] = rstack(native);";
+  return map + "_r[" + key + "] = rstack; " + map + "_u[" + key + "] = ustack(perf, 127); " +
+         map + "_k[" + key + "] = kstack(perf, 127);";
+}
+std::string kept(const std::string &map, const std::string &key, bool native) {
+  if (native)
+    return map + "_s[" + key + "]";
+  return map + "_r[" + key + "], " + map + "_u[" + key + "], " + map + "_k[" + key + "]";
+}
+std::string forget(const std::string &map, const std::string &key, bool native) {
+  if (native)
+    return "delete(" + map + "_s, " + key + ");";
+  return "delete(" + map + "_r, " + key + "); delete(" + map + "_u, " + key + "); delete(" + map +
+         "_k, " + key + ");";
+}
+}  // namespace
+
 std::string record_script(const RecordScriptOptions &o) {
   // A sample's and a marker's stacks: Ruby, native and kernel, which the recorder merges into
-  // one. nstack unwinds by each binary's CFI, exact through libruby, libc and C extensions
-  // built without frame pointers; ustack (--no-native) is cheaper but loses frames there.
-  const std::string user = o.native ? "nstack(128)" : "ustack(perf, 127)";
-  const std::string stacks = "rstack, " + user + ", kstack(perf, 127)";
+  // one. rstack(native) walks all three as the mixed stack does: the native frames by DWARF
+  // CFI, exact through libruby, libc and C extensions built without frame pointers, recorded by
+  // function and only down to the root-most C method (what the merge keeps). --no-native:
+  // ustack, cheaper, but it loses frames there.
+  const std::string stacks = o.native ? "rstack(native)" : "rstack, ustack(perf, 127), kstack(perf, 127)";
   // `mine` selects the target's events; system wide every task but the idle one.
   std::string mine = o.target.empty() ? "pid != 0" : "pid == " + o.target;
   std::string s = "// rbt record: on-CPU samples at " + std::to_string(o.hz) + " Hz";
@@ -20,14 +43,12 @@ std::string record_script(const RecordScriptOptions &o) {
     s += "\n// --off-cpu: each blocked interval with the stacks it blocked in\n";
     s += "tracepoint:sched:sched_switch /" + mine + " && args.prev_state != 0/ {\n";
     s += "  @rbt_off[tid] = (nsecs, pid, args.prev_state);\n";
-    s += "  @rbt_off_r[tid] = rstack; @rbt_off_u[tid] = " + user +
-       "; @rbt_off_k[tid] = kstack(perf, 127);\n}\n";
+    s += "  " + keep("@rbt_off", "tid", o.native) + "\n}\n";
     s += "tracepoint:sched:sched_switch /has_key(@rbt_off, (uint32)args.next_pid)/ {\n";
     s += "  $t = (uint32)args.next_pid; $o = @rbt_off[$t];\n";
-    s += "  marker(\"OffCPU\", $o.0, nsecs, $o.1, $t, $o.2, @rbt_off_r[$t], @rbt_off_u[$t],"
-         " @rbt_off_k[$t]);\n";
-    s += "  delete(@rbt_off, $t); delete(@rbt_off_r, $t); delete(@rbt_off_u, $t);"
-         " delete(@rbt_off_k, $t);\n}\n";
+    s += "  marker(\"OffCPU\", $o.0, nsecs, $o.1, $t, $o.2, " + kept("@rbt_off", "$t", o.native) +
+         ");\n";
+    s += "  delete(@rbt_off, $t); " + forget("@rbt_off", "$t", o.native) + "\n}\n";
   }
   if (o.io) {
     // Issue in the task that submits (its stacks); completion usually in an interrupt.
@@ -35,15 +56,13 @@ std::string record_script(const RecordScriptOptions &o) {
     s += "tracepoint:block:block_rq_issue /" + mine + "/ {\n";
     s += "  $k = ((uint64)args.dev << 40) | args.sector;\n";
     s += "  @rbt_io[$k] = (nsecs, pid, tid, args.bytes);\n";
-    s += "  @rbt_io_r[$k] = rstack; @rbt_io_u[$k] = " + user +
-       "; @rbt_io_k[$k] = kstack(perf, 127);\n}\n";
+    s += "  " + keep("@rbt_io", "$k", o.native) + "\n}\n";
     s += "tracepoint:block:block_rq_complete /has_key(@rbt_io, ((uint64)args.dev << 40) | "
          "args.sector)/ {\n";
     s += "  $k = ((uint64)args.dev << 40) | args.sector; $o = @rbt_io[$k];\n";
-    s += "  marker(\"BlockIO\", $o.0, nsecs, $o.1, $o.2, $o.3, args.dev, args.sector,"
-         " @rbt_io_r[$k], @rbt_io_u[$k], @rbt_io_k[$k]);\n";
-    s += "  delete(@rbt_io, $k); delete(@rbt_io_r, $k); delete(@rbt_io_u, $k);"
-         " delete(@rbt_io_k, $k);\n}\n";
+    s += "  marker(\"BlockIO\", $o.0, nsecs, $o.1, $o.2, $o.3, args.dev, args.sector, " +
+         kept("@rbt_io", "$k", o.native) + ");\n";
+    s += "  delete(@rbt_io, $k); " + forget("@rbt_io", "$k", o.native) + "\n}\n";
   }
   if (o.faults) {
     s += "\n// --faults: page faults, each an instant with its stacks\n";

@@ -208,6 +208,12 @@ std::vector<uint32_t> Recorder::event_frames(const EventStacks &stacks, uint32_t
     memcpy(&v, stacks.value[static_cast<int>(kind)], 8);
     return v;
   };
+  // rstack(native)'s value is the three ids already, then the pid: {ruby, native, kernel, pid}.
+  if (const uint8_t *mixed = stacks.value[static_cast<int>(StackKind::Mixed)]; mixed && mixed_records) {
+    uint64_t w[4];
+    memcpy(w, mixed, sizeof(w));
+    return merged(MixedStackIds{w[0], w[1], static_cast<int64_t>(w[2]), static_cast<int32_t>(w[3])});
+  }
   if (stacks.value[static_cast<int>(StackKind::Native)] && mixed_records) {
     MixedStackIds ids;  // rstack's value starts with its id, nstack's and kstack's too
     ids.ruby = stacks.value[static_cast<int>(StackKind::Ruby)] ? word(StackKind::Ruby) : 0;

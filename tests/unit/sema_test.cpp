@@ -173,8 +173,16 @@ TEST(Sema, timeline_builtins_take_stacks_and_integer_fields) {
   Checked both("profile:hz:99 { sample(nstack, ustack); }");
   EXPECT_NE(both.errors().find("sample() takes one native stack (nstack or ustack)"),
             std::string::npos);
-  Checked mixed("profile:hz:99 { marker(\"x\", 1, 2, 3, 4, rstack(native)); }");
-  EXPECT_NE(mixed.errors().find("marker() records rstack, nstack (or ustack) and kstack, which "
-                                "it merges itself, not rstack(native)"),
-            std::string::npos);
+  // rstack(native) is the Ruby, native and kernel stacks at once: alone, or an error.
+  Checked mixed("profile:hz:99 { marker(\"x\", 1, 2, 3, 4, rstack(native)); "
+                "sample(rstack(native)); }");
+  EXPECT_TRUE(mixed.ok) << mixed.errors();
+  Checked mixed_and_kernel("profile:hz:99 { sample(rstack(native), kstack); }");
+  EXPECT_NE(mixed_and_kernel.errors().find("sample() takes one kstack"), std::string::npos)
+      << mixed_and_kernel.errors();
+  Checked kernel_and_mixed("profile:hz:99 { sample(kstack, rstack(native)); }");
+  EXPECT_NE(kernel_and_mixed.errors().find(
+                "sample() takes one Ruby, native and kernel stack: rstack(native) is all three"),
+            std::string::npos)
+      << kernel_and_mixed.errors();
 }

@@ -22,21 +22,35 @@ const char *stack_kind_name(StackKind kind) {
 }
 
 // The recorder keeps a Ruby, a native (nstack or ustack) and a kernel stack per event
-// (recorder.h) and merges them itself; rstack(native) is that merge already done.
-bool recordable(StackKind kind) { return kind != StackKind::Mixed; }
-
-// The slot of a stack kind among an event's stacks: nstack and ustack share one.
-int stack_slot(StackKind kind) {
-  return kind == StackKind::Native ? static_cast<int>(StackKind::User) : static_cast<int>(kind);
+// (recorder.h) and merges them itself; rstack(native) holds all three, each walked as the
+// mixed stack walks it (by function, the native walk ending at the root-most C method).
+// Marks the slots a stack takes among an event's stacks (nstack and ustack share one;
+// rstack(native) takes all three); false when one is taken already.
+bool take_slots(StackKind kind, bool (&seen)[3]) {
+  std::vector<int> slots;
+  if (kind == StackKind::Mixed)
+    slots = {static_cast<int>(StackKind::Kernel), static_cast<int>(StackKind::User),
+             static_cast<int>(StackKind::Ruby)};
+  else
+    slots = {kind == StackKind::Native ? static_cast<int>(StackKind::User)
+                                       : static_cast<int>(kind)};
+  bool free = true;
+  for (int s : slots)
+    free = free && !seen[s];
+  for (int s : slots)
+    seen[s] = true;
+  return free;
 }
 
 std::string one_of(StackKind kind) {
+  if (kind == StackKind::Mixed)
+    return "Ruby, native and kernel stack: rstack(native) is all three";
   return kind == StackKind::Native || kind == StackKind::User ? "native stack (nstack or ustack)"
                                                               : stack_kind_name(kind);
 }
 }  // namespace
 
-// sample([rstack][, nstack | ustack][, kstack]): the current thread's time, ids, CPU and comm are added
+// sample([rstack][, nstack | ustack][, kstack]) or sample(rstack(native)): the current thread's time, ids, CPU and comm are added
 // by the lowering; the arguments are the stacks to walk, in any order, each kind once.
 Type TypeChecker::check_sample(const Call &call) {
   bool ok = true, seen[3] = {false, false, false};
@@ -52,19 +66,10 @@ Type TypeChecker::check_sample(const Call &call) {
       ok = false;
       continue;
     }
-    if (!recordable(t.stack_kind)) {
-      diags_.error(a->range, std::string("sample() records rstack, nstack (or ustack) and kstack, "
-                                         "which it merges itself, not ") +
-                                 stack_kind_name(t.stack_kind));
-      ok = false;
-      continue;
-    }
-    bool &s = seen[stack_slot(t.stack_kind)];
-    if (s) {
+    if (!take_slots(t.stack_kind, seen)) {
       diags_.error(a->range, "sample() takes one " + one_of(t.stack_kind));
       ok = false;
     }
-    s = true;
   }
   return ok ? Type::void_type() : Type::none();
 }
@@ -98,18 +103,12 @@ Type TypeChecker::check_marker(const Call &call) {
       ok = expect_int(a, t, std::string("marker()'s ") + kFixed[i - 1]) && ok;
       continue;
     }
-    if (t.is_stack() && !recordable(t.stack_kind)) {
-      diags_.error(a.range, std::string("marker() records rstack, nstack (or ustack) and kstack, "
-                                        "which it merges itself, not ") +
-                                stack_kind_name(t.stack_kind));
-      ok = false;
-    } else if (t.is_stack()) {
-      bool &s = seen[stack_slot(t.stack_kind)];
-      if (s) {
+    if (t.is_stack()) {
+      if (!take_slots(t.stack_kind, seen)) {
         diags_.error(a.range, "marker() takes one " + one_of(t.stack_kind));
         ok = false;
       }
-      s = stacks = true;
+      stacks = true;
     } else if (!t.is_scalar()) {
       diags_.error(a.range, "marker()'s fields must be integers or stacks, not " + t.name());
       ok = false;

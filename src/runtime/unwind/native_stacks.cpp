@@ -97,7 +97,19 @@ const NativeStacks::Binary &NativeStacks::binary(const std::string &path) {
   return it->second;
 }
 
+// A process still running rbt's own image: the -c child between fork and exec. Its maps are
+// rbt's (a binary too big for BPF's row search, and libstdc++, libdw...): reading their CFI
+// would only delay the rows of the program it is about to exec.
+static bool runs_rbt(pid_t pid) {
+  struct stat self{}, exe{};
+  return stat("/proc/self/exe", &self) == 0 &&
+         stat(("/proc/" + std::to_string(pid) + "/exe").c_str(), &exe) == 0 &&
+         self.st_dev == exe.st_dev && self.st_ino == exe.st_ino;
+}
+
 void NativeStacks::add_process(pid_t pid, bool anew) {
+  if (runs_rbt(pid))
+    return;
   std::string text = read_text("/proc/" + std::to_string(pid) + "/maps");
   if (text.empty())
     return;
