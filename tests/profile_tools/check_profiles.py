@@ -6,6 +6,8 @@
     check_profiles.py RBT exact FORMAT   a uprobe on rb_gcd counted by rstack (exactly 500
                                          calls): totals and per-stack counts must equal
                                          rbt's own text output
+    check_profiles.py RBT report FORMAT  `rbt record` of profile_hot.rb converted by `rbt report -f
+                                         FORMAT`: the same checks as hot
     check_profiles.py RBT native FORMAT  @[comm, pid, kstack, ustack] at sys_enter_getppid of
                                          `getppid_loop 1000`: 1000 in total, libc's syscall
                                          (user) above do_syscall_64 (kernel)
@@ -109,6 +111,20 @@ def check_hot(binary, fmt, tmp):
     script = os.path.join(PROGRAMS, "ruby", "profile_hot.rb")
     rbt(binary, ["-c", "ruby " + script, "-e",
                  "profile:hz:99 /pid == cpid/ { @[rstack] = count(); }", "-o", path])
+    check_hot_file(fmt, path)
+
+
+def check_report(binary, fmt, tmp):
+    """The same checks on what `rbt report` converts a `rbt record` file into."""
+    recorded = os.path.join(tmp, "hot.json.gz")
+    script = os.path.join(PROGRAMS, "ruby", "profile_hot.rb")
+    run([binary, "record", "-q", "-c", "ruby " + script, "-o", recorded])
+    path = os.path.join(tmp, "report" + EXT[fmt])
+    run([binary, "report", "-f", fmt, "-o", path, recorded])
+    check_hot_file(fmt, path)
+
+
+def check_hot_file(fmt, path):
     if fmt == "folded":
         stacks = folded_lines(path)
         self_time = {}
@@ -251,7 +267,8 @@ def main():
         sys.exit(2)
     binary, what, fmt = sys.argv[1:]
     with tempfile.TemporaryDirectory() as tmp:
-        {"hot": check_hot, "exact": check_exact, "native": check_native}[what](binary, fmt, tmp)
+        {"hot": check_hot, "exact": check_exact, "native": check_native,
+         "report": check_report}[what](binary, fmt, tmp)
     print(f"check_profiles: {what} {fmt} passed")
 
 
