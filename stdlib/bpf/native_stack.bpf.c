@@ -74,6 +74,7 @@ struct row_cache_entry {
   __u64 pc;
   __u32 tgid, generation;
   __u64 func;  // the function's start in the process (0: unknown)
+  __u64 interpreter;  // the mapping's interpreter flag
   struct rbt_unwind_row row;
 };
 
@@ -90,6 +91,7 @@ struct native_scratch {
   __u64 ip, sp, bp, hash;
   __u32 max, functions;
   __u64 anchor, anchors_left;  // rbt_nstack_to: stop at this function's Nth frame
+  __u64 to_interpreter;        // rbt_nstack_to: stop at the first interpreter frame
   __u64 chunk_base, chunk_len;  // the user stack's bytes [base, base + len) in chunk
   __u8 chunk[STACK_CHUNK];
   struct rbt_native_stack stack;
@@ -226,11 +228,14 @@ static long unwind_one(__u64 index, void *ctx) {
     c->tgid = s->stack.tgid;
     c->generation = proc->generation;
     c->func = found->func ? found->func + m->bias : 0;
+    c->interpreter = m->interpreter;
     c->row = *found;
   }
   record_frame(s, n, c->func);
   if (s->anchors_left && c->func == s->anchor && --s->anchors_left == 0)
     return 1;  // the root-most C method's frame: what is rootward is dropped (stop: END)
+  if (s->to_interpreter && c->interpreter)
+    return 1;  // no C method: the first interpreter frame and all rootward of it are dropped
   if (r->cfa_kind == RBT_UNWIND_STOP) {
     s->stack.stop = RBT_NATIVE_STOP_NO_CFI;
     return 1;
@@ -283,13 +288,12 @@ static __always_inline struct native_scratch *walk_native(__u64 max_depth, __u64
   if (p && p->mm != mm) {
     if (p->mm) {  // the record describes an earlier image of this pid
       ask_user_space_anew(tgid);
-      return 0;
+      p = 0;
+    } else {
+      __sync_val_compare_and_swap(&p->mm, 0, mm);  // first use since user space wrote it
     }
-    __sync_val_compare_and_swap(&p->mm, 0, mm);  // first use since user space wrote it
-  }
-  if (!p) {
+  } else if (!p) {
     ask_user_space(tgid);
-    return 0;
   }
   __u32 zero = 0;
   struct native_scratch *s = bpf_map_lookup_elem(&rbt_native_scratch, &zero);
@@ -315,8 +319,16 @@ static __always_inline struct native_scratch *walk_native(__u64 max_depth, __u64
   s->stack.stop = RBT_NATIVE_STOP_END;
   s->chunk_base = 0;
   s->chunk_len = 0;
-  s->anchor = anchor & ((1ULL << 48) - 1);
-  s->anchors_left = anchor >> 48;
+  if (!p) {  // not mapped yet: the leaf alone, and the reason
+    s->stack.pcs[0] = s->ip;
+    s->stack.count = 1;
+    s->stack.stop = RBT_NATIVE_STOP_UNKNOWN;
+    s->hash = (s->hash ^ s->ip) * 0x100000001b3ULL;
+    return s;
+  }
+  s->to_interpreter = anchor == RBT_NATIVE_TO_INTERPRETER;
+  s->anchor = s->to_interpreter ? 0 : anchor & ((1ULL << 48) - 1);
+  s->anchors_left = s->to_interpreter ? 0 : anchor >> 48;
   struct native_ctx c = {s, p};
   bpf_loop(RBT_NATIVE_MAX_DEPTH + 1, unwind_one, &c, 0);
   if (s->stack.stop == RBT_NATIVE_STOP_UNKNOWN)
@@ -338,6 +350,7 @@ static __always_inline __u64 native_stack_id(__u64 max_depth, __u64 anchor) {
 __u64 rbt_nstack(__u64 max_depth) { return native_stack_id(max_depth, 0); }
 
 // rstack(native)'s walk: ends at the root-most C method's function (rbt_rstack_anchor's
-// answer: the function's address, and in the top 16 bits how many of its frames to pass), or
-// at the root when the Ruby stack has no C method. Needs RBT_NATIVE_FUNCTIONS in max_depth.
+// answer: the function's address, and in the top 16 bits how many of its frames to pass), at
+// the first interpreter frame when the Ruby stack has no C method (RBT_NATIVE_TO_INTERPRETER),
+// or at the root when there is no Ruby stack (0). Needs RBT_NATIVE_FUNCTIONS in max_depth.
 __u64 rbt_nstack_to(__u64 max_depth, __u64 anchor) { return native_stack_id(max_depth, anchor); }

@@ -54,12 +54,17 @@ struct rbt_unwind_row {
 /* rbt_nstack's depth argument may carry this flag: record each frame's function start, not
  * its pc (rstack(native) and rbt record, whose frames are named by function). */
 #define RBT_NATIVE_FUNCTIONS (1ULL << 32)
+/* rbt_nstack_to's anchor for a Ruby stack with frames but no C method: the walk ends at the
+ * first interpreter frame (rootward of it is the interpreter and the launch, all dropped). */
+#define RBT_NATIVE_TO_INTERPRETER (1ULL << 63)
 
 struct rbt_unwind_mapping {
   __u64 start, end; /* [start, end) of the mapping in the process */
   __u64 bias;       /* process address minus the binary's vaddr */
   __u32 first_row;  /* the binary's rows in rbt_unwind_rows: [first_row, first_row + rows) */
   __u32 rows;
+  __u32 interpreter; /* 1: the binary is a Ruby interpreter (libruby, or a ruby with it linked in) */
+  __u32 pad;
 };
 
 struct rbt_unwind_proc {

@@ -19,6 +19,7 @@
 
 #define RBT_ENOMEM 12
 
+#include "native_unwind.h"  // RBT_NATIVE_TO_INTERPRETER, rbt_rstack_anchor's answer
 #include "ruby_layouts.h"
 
 // Only what we read of the kernel's task, relocated against the running kernel's BTF (CO-RE).
@@ -714,7 +715,9 @@ __u64 rbt_rstack_anchor(__u64 id) {
   c.s->anchor_count = 0;
   bpf_loop(c.st->count, root_cfunc, &c, 0);
   __u64 root = c.s->anchor_root, count = c.s->anchor_count;
-  if (!root || count >= (1 << 16))
+  if (!root && c.st->count && !c.st->truncated)
+    return RBT_NATIVE_TO_INTERPRETER;
+  if (!root || count >= (1 << 15))
     return 0;
   struct rbt_ruby_frame_key key = {root, 0, c.st->tgid, c.st->start};
   struct rbt_ruby_frame *f = bpf_map_lookup_elem(&rbt_ruby_frames, &key);

@@ -55,6 +55,7 @@ const NativeStacks::Binary &NativeStacks::binary(const std::string &path) {
   auto elf = ElfFile::open(path);
   if (!elf)
     return it->second;
+  it->second.interpreter = elf->find("ruby_version") != nullptr;
   for (const LoadSegment &seg : elf->segments()) {
     it->second.segments.emplace_back(seg.offset, seg.vaddr);
     it->second.filesz.push_back(seg.filesz);
@@ -134,7 +135,8 @@ void NativeStacks::add_process(pid_t pid, bool anew) {
         vaddr = m.offset - b.segments[i].first + b.segments[i].second;
     if (!vaddr)
       continue;
-    proc->maps[proc->count++] = {m.start, m.end, m.start - *vaddr, b.first_row, b.rows};
+    proc->maps[proc->count++] = {m.start, m.end, m.start - *vaddr, b.first_row, b.rows,
+                                 b.interpreter, 0};
   }
   std::sort(proc->maps, proc->maps + proc->count,
             [](const rbt_unwind_mapping &a, const rbt_unwind_mapping &b) { return a.start < b.start; });

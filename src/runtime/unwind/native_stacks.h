@@ -45,6 +45,7 @@ private:
   NativeStacks(bpf_object *obj, bool verbose);
   struct Binary {
     uint32_t first_row = 0, rows = 0;  // rows == 0: no usable CFI (or no room left)
+    uint32_t interpreter = 0;  // 1: it defines ruby_version (libruby, or a static ruby)
     std::vector<std::pair<uint64_t, uint64_t>> segments;  // PT_LOAD (file offset, vaddr)
     std::vector<uint64_t> filesz;
   };
