@@ -9,9 +9,12 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <optional>
+#include <sstream>
 
 #include "ast_printer.h"
 #include "codegen.h"
+#include "object_cache.h"
 #include "config_env.h"
 #include "machine_types.h"
 #include "output_file.h"
@@ -84,13 +87,9 @@ Status check_stdout() {
   return Ok{};
 }
 
-}  // namespace
-
-int run_driver(const Options &options, runtime::Timeline *timeline) {
-  // Every run loads BPF programs (--dry-run too): say what is missing before any work.
-  if (auto s = check_tracing_privileges(); !s)
-    return fail(s.error(), options.verbose);
-  // Parse and check.
+// Parse → check → compile into `object`; -1 when it compiled, else the exit status. Warnings
+// go to stderr and into the object, for the cache to print again when it reuses it.
+int compile_program(const Options &options, cache::CacheEntry &object) {
   SourceFile source(options.program_name, options.program_text);
   DiagnosticEngine diags(source);
   ast::ASTContext ast_context;
@@ -112,11 +111,15 @@ int run_driver(const Options &options, runtime::Timeline *timeline) {
     diags.render(std::cerr);
     return 1;
   }
-  diags.render(std::cerr);  // warnings
+  std::ostringstream warnings;
+  diags.render(warnings);
+  std::cerr << warnings.str();
+  object.warnings = machine.warnings() + warnings.str();
+  for (const std::string &path : machine.files_read())
+    object.inputs.push_back(cache::identify_file(path));
   if (options.wants_dump("types"))
     ast::print_ast(std::cout, *program, &sema);
 
-  // Compile.
   codegen::CodegenOptions cg;
   cg.keep_ir = options.wants_dump("ir") || options.wants_dump("ir-opt");
   cg.keep_asm = options.wants_dump("asm");
@@ -129,18 +132,48 @@ int run_driver(const Options &options, runtime::Timeline *timeline) {
   cg.warn_failed_reads = options.warn_failed_reads;
   cg.source_name = options.program_name;
   cg.source_text = options.program_text;
-  auto object = codegen::compile(*program, sema, cg);
-  if (!object)
-    return fail(object.error(), options.verbose);
+  auto compiled = codegen::compile(*program, sema, cg);
+  if (!compiled)
+    return fail(compiled.error(), options.verbose);
   if (options.verbose)
-    fprintf(stderr, "Compiled %zu programs in %u part%s\n", object->manifest.probes.size(),
-            object->parts, object->parts == 1 ? "" : "s (one thread each, linked)");
+    fprintf(stderr, "Compiled %zu programs in %u part%s\n", compiled->manifest.probes.size(),
+            compiled->parts, compiled->parts == 1 ? "" : "s (one thread each, linked)");
   if (options.wants_dump("ir"))
-    std::cout << object->ir;
+    std::cout << compiled->ir;
   if (options.wants_dump("ir-opt"))
-    std::cout << object->ir_opt;
+    std::cout << compiled->ir_opt;
   if (options.wants_dump("asm"))
-    std::cout << object->asm_text;
+    std::cout << compiled->asm_text;
+  object.elf = std::move(compiled->elf);
+  object.manifest = std::move(compiled->manifest);
+  object.parts = compiled->parts;
+  return -1;
+}
+
+}  // namespace
+
+int run_driver(const Options &options, runtime::Timeline *timeline) {
+  // Every run loads BPF programs (--dry-run too): say what is missing before any work.
+  if (auto s = check_tracing_privileges(); !s)
+    return fail(s.error(), options.verbose);
+  // Compile, or reuse the object an earlier run compiled from the same inputs: the key and
+  // what it covers are in cache/cache_key.h.
+  auto cache = cache::ObjectCache::open(options);
+  std::string why_not;
+  std::optional<cache::CacheEntry> object = cache.lookup(why_not);
+  if (object) {
+    fputs(object->warnings.c_str(), stderr);
+    if (options.verbose)
+      fprintf(stderr, "Loaded %zu programs from cache %s\n", object->manifest.probes.size(),
+              cache.entry_path().c_str());
+  } else {
+    if (options.verbose && cache.enabled())
+      fprintf(stderr, "Not in cache (%s): compiling\n", why_not.c_str());
+    object.emplace();
+    if (int code = compile_program(options, *object); code >= 0)
+      return code;
+    cache.store(*object);
+  }
   if (!options.emit_elf.empty()) {
     auto written = write_output_file(options.emit_elf,
                                      std::string(object->elf.data(), object->elf.size()));

@@ -45,6 +45,8 @@ options:
   -d WHAT          dump a stage: ast, types, ir, ir-opt, asm, verifier (repeatable)
   --dry-run        compile, load and verify, then exit without attaching
   --emit-elf FILE  write the compiled BPF object to FILE
+  --no-cache       compile the script, without reusing or keeping a compiled object
+                   (cached in /var/cache/rbt, or $RBT_CACHE_DIR)
   --unsafe         allow unsafe functions (system) and uprobes rbt cannot prove
                    to be on an instruction boundary
   --sum-unit UNIT  profiles: what sum() maps add up (nanoseconds, bytes, ...; default count)
@@ -107,13 +109,14 @@ int main(int argc, char **argv) {
   bool have_program = false;
   std::string tool_name;  // the script's file or tool name as given
   bool format_given = false;
-  enum { kDryRun = 256, kEmitElf, kUnsafe, kInfo, kSumUnit, kListTools };
+  enum { kDryRun = 256, kEmitElf, kUnsafe, kInfo, kSumUnit, kListTools, kNoCache };
   static const option long_options[] = {
       {"help", no_argument, nullptr, 'h'},      {"version", no_argument, nullptr, 'V'},
       {"dry-run", no_argument, nullptr, kDryRun}, {"emit-elf", required_argument, nullptr, kEmitElf},
       {"unsafe", no_argument, nullptr, kUnsafe},
       {"sum-unit", required_argument, nullptr, kSumUnit},
-      {"list-tools", no_argument, nullptr, kListTools}, {nullptr, 0, nullptr, 0},
+      {"list-tools", no_argument, nullptr, kListTools},
+      {"no-cache", no_argument, nullptr, kNoCache}, {nullptr, 0, nullptr, 0},
   };
   opterr = 0;
   int c;
@@ -175,6 +178,7 @@ int main(int argc, char **argv) {
     case kDryRun: opts.dry_run = true; break;
     case kEmitElf: opts.emit_elf = optarg; break;
     case kUnsafe: opts.unsafe = true; break;
+    case kNoCache: opts.no_cache = true; break;
     case kSumUnit: {
       static const char *kUnits[] = {"count", "nanoseconds", "microseconds", "milliseconds",
                                      "seconds", "bytes"};
