@@ -1,7 +1,7 @@
 #include "cache_key.h"
 
 #include <elf.h>
-#include <link.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -61,44 +61,70 @@ std::string modules() {
   return out;
 }
 
-int find_build_id(dl_phdr_info *info, size_t, void *data) {
-  if (info->dlpi_name && info->dlpi_name[0])  // the executable comes first, with no name
-    return 0;
-  for (int i = 0; i < info->dlpi_phnum; i++) {
-    const ElfW(Phdr) &ph = info->dlpi_phdr[i];
-    if (ph.p_type != PT_NOTE)
-      continue;
-    auto *p = reinterpret_cast<const char *>(info->dlpi_addr + ph.p_vaddr);
-    const char *end = p + ph.p_memsz;
-    while (p + sizeof(ElfW(Nhdr)) <= end) {
-      auto *nh = reinterpret_cast<const ElfW(Nhdr) *>(p);
-      const char *name = p + sizeof *nh;
-      const char *desc = name + ((nh->n_namesz + 3) & ~3u);
-      if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && memcmp(name, "GNU", 4) == 0 &&
-          desc + nh->n_descsz <= end) {
-        static const char kDigits[] = "0123456789abcdef";
-        auto *out = static_cast<std::string *>(data);
-        for (size_t j = 0; j < nh->n_descsz; j++) {
-          uint8_t b = static_cast<uint8_t>(desc[j]);
-          *out += kDigits[b >> 4];
-          *out += kDigits[b & 15];
+// The GNU build id note of the ELF file `path`, as hex; empty when it has none.
+std::string file_build_id(const std::string &path) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return {};
+  std::string id;
+  Elf64_Ehdr eh;
+  if (pread(fd, &eh, sizeof eh, 0) == sizeof eh && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
+      eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(Elf64_Phdr) &&
+      eh.e_phnum < 64) {
+    std::vector<Elf64_Phdr> phdrs(eh.e_phnum);
+    ssize_t want = static_cast<ssize_t>(phdrs.size() * sizeof(Elf64_Phdr));
+    if (pread(fd, phdrs.data(), want, static_cast<off_t>(eh.e_phoff)) == want) {
+      for (const Elf64_Phdr &ph : phdrs) {
+        if (ph.p_type != PT_NOTE || ph.p_filesz > 4096 || !id.empty())
+          continue;
+        std::string notes(ph.p_filesz, '\0');
+        if (pread(fd, notes.data(), notes.size(), static_cast<off_t>(ph.p_offset)) !=
+            static_cast<ssize_t>(notes.size()))
+          continue;
+        for (size_t at = 0; at + sizeof(Elf64_Nhdr) <= notes.size() && id.empty();) {
+          Elf64_Nhdr nh;
+          memcpy(&nh, notes.data() + at, sizeof nh);
+          size_t name = at + sizeof nh, desc = name + ((nh.n_namesz + 3) & ~3u);
+          if (desc + nh.n_descsz > notes.size())
+            break;
+          if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+              notes.compare(name, 4, std::string("GNU\0", 4)) == 0) {
+            static const char kDigits[] = "0123456789abcdef";
+            for (size_t j = 0; j < nh.n_descsz; j++) {
+              uint8_t b = static_cast<uint8_t>(notes[desc + j]);
+              id += kDigits[b >> 4];
+              id += kDigits[b & 15];
+            }
+          }
+          at = desc + ((nh.n_descsz + 3) & ~3u);
         }
-        return 1;
       }
-      p = desc + ((nh->n_descsz + 3) & ~3u);
     }
   }
-  return 1;
+  close(fd);
+  return id;
 }
 
 }  // namespace
 
+std::string full_binary_path() {
+  char self[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0)
+    return "rbt-full";
+  self[n] = '\0';
+  std::string dir(self);
+  return dir.substr(0, dir.rfind('/') + 1) + "rbt-full";
+}
+
 std::string build_id() {
-  std::string id;
-  dl_iterate_phdr(find_build_id, &id);
+  // The compiler is rbt-full: its build decides the objects, whichever of the two binaries
+  // computes the key.
+  std::string full = full_binary_path();
+  std::string id = file_build_id(full);
   if (!id.empty())
     return id;
-  return "exe " + identity("/proc/self/exe");
+  return "exe " + identity(full);
 }
 
 Result<std::string> key_text(const Options &options) {

@@ -1,7 +1,7 @@
 #pragma once
 // The key of a compiled object: everything that decides what the compiler produces from a
 // script, hashed. Two runs with the same key compile the same object, so the second may reuse
-// the first's. Inputs: this rbt (version and build id), the script, its name and arguments, the
+// the first's. Inputs: rbt (version and rbt-full's build id), the script, its name and arguments, the
 // options that reach the compiler, the BPFTRACE_* and RBT_* environment, the working directory
 // and PATH (relative and bare binary names resolve through them), the kernel (release, this
 // boot, its BTF, loaded modules), what the dynamic loader would find (ld.so.cache, the library
@@ -20,7 +20,10 @@ namespace rbt::cache {
 // an error when one of them cannot be read (then nothing is cached).
 Result<std::string> key_text(const Options &options);
 
-// This rbt's identity: its GNU build id, else its executable's size and mtime.
+// rbt-full, the whole of rbt with the compiler: installed next to rbt (launcher_main.cpp).
+std::string full_binary_path();
+
+// The compiler's identity: rbt-full's GNU build id, else that file's identity.
 std::string build_id();
 
 }  // namespace rbt::cache

@@ -23,7 +23,7 @@ void warn(const Error &e) {
 
 }  // namespace
 
-ObjectCache ObjectCache::open(const Options &options) {
+ObjectCache ObjectCache::open(const Options &options, bool report) {
   ObjectCache cache;
   // The dumps print the compiler's stages, so they need a compile.
   for (const char *stage : {"ast", "types", "ir", "ir-opt", "asm"})
@@ -39,7 +39,8 @@ ObjectCache ObjectCache::open(const Options &options) {
     char *end = nullptr;
     unsigned long long mib = strtoull(env_size, &end, 10);
     if (*end != '\0' || mib > (1ull << 20)) {
-      warn("RBT_CACHE_SIZE_MIB: '" + std::string(env_size) +
+      if (report)
+        warn("RBT_CACHE_SIZE_MIB: '" + std::string(env_size) +
            "' is not a size in MiB; the object cache stays off");
       return cache;
     }
@@ -50,7 +51,8 @@ ObjectCache ObjectCache::open(const Options &options) {
     return cache;  // the compile reports what is wrong (a pid that is gone)
   auto dir = CacheDir::open(path);
   if (!dir) {
-    warn(dir.error());
+    if (report)
+      warn(dir.error());
     return cache;
   }
   cache.key_ = sha256(key->data(), key->size());
@@ -63,19 +65,20 @@ std::string ObjectCache::entry_path() const {
   return dir_ ? dir_->path() + "/" + name_ : std::string();
 }
 
-std::optional<CacheEntry> ObjectCache::lookup(std::string &why_not) const {
+std::optional<CacheEntry> ObjectCache::lookup(std::string &why_not, bool report) const {
   if (!dir_)
     return std::nullopt;
   auto bytes = dir_->read(name_);
   if (!bytes || !*bytes) {
-    if (!bytes)
+    if (!bytes && report)
       warn("ignoring cache entry " + entry_path() + ": " + bytes.error().why);
     why_not = bytes ? "no entry" : "unusable entry";
     return std::nullopt;
   }
   auto entry = decode_entry(**bytes, key_, RBT_VERSION);
   if (!entry) {
-    warn("ignoring cache entry " + entry_path() + ": " + entry.error().why);
+    if (report)
+      warn("ignoring cache entry " + entry_path() + ": " + entry.error().why);
     why_not = "unusable entry";
     return std::nullopt;
   }
@@ -86,6 +89,13 @@ std::optional<CacheEntry> ObjectCache::lookup(std::string &why_not) const {
     }
   dir_->touch(name_);
   return std::move(*entry);
+}
+
+void ObjectCache::announce(const CacheEntry &entry, bool verbose) const {
+  fputs(entry.warnings.c_str(), stderr);
+  if (verbose)
+    fprintf(stderr, "Loaded %zu programs from cache %s\n", entry.manifest.probes.size(),
+            entry_path().c_str());
 }
 
 void ObjectCache::store(const CacheEntry &entry) const {

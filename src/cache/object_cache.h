@@ -20,13 +20,16 @@ constexpr uint64_t kDefaultSizeMiB = 64;
 class ObjectCache {
 public:
   // The cache for `options`; off with --no-cache, for the dumps that show the compile's own
-  // stages, without root, or when the directory is unsafe (warned).
-  static ObjectCache open(const Options &options);
+  // stages, without root, or when the directory is unsafe (warned when `report`).
+  static ObjectCache open(const Options &options, bool report = true);
 
   bool enabled() const { return dir_.has_value(); }
   // The entry an earlier run stored for these inputs, if it is whole, this build's and every
-  // binary it depends on is unchanged. `why_not` says what happened otherwise (for -v).
-  std::optional<CacheEntry> lookup(std::string &why_not) const;
+  // binary it depends on is unchanged. `why_not` says what happened otherwise (for -v); an
+  // unusable entry is warned about when `report`.
+  std::optional<CacheEntry> lookup(std::string &why_not, bool report = true) const;
+  // Says that `entry` is used: the compile's warnings again, and with -v where it came from.
+  void announce(const CacheEntry &entry, bool verbose) const;
   void store(const CacheEntry &entry) const;
   std::string entry_path() const;
 
