@@ -21,7 +21,7 @@ namespace {
 // A uprobe inside an instruction replaces part of it with a breakpoint: the traced process then
 // faults or computes wrong results. The runtime finds the function's code (it must not link
 // LLVM); the disassembler decides; --unsafe turns the refusal into a warning.
-Status check_instruction_boundary(const ProbeDesc &probe, bool unsafe) {
+Status check_instruction_boundary(const ProbeDesc &probe, bool unsafe, std::string &warnings) {
   auto site = runtime::uprobe_site(probe);
   if (!site)
     return Ok{};
@@ -41,10 +41,11 @@ Status check_instruction_boundary(const ProbeDesc &probe, bool unsafe) {
                       std::to_string(site->offset);
   }
   if (unsafe) {
-    fprintf(stderr,
-            "rbt: warning: %s: %s; --unsafe attaches it anyway, which may crash the traced "
-            "process or corrupt its results\n",
-            probe.name.c_str(), where.c_str());
+    std::string warning = "rbt: warning: " + probe.name + ": " + where +
+                          "; --unsafe attaches it anyway, which may crash the traced process or "
+                          "corrupt its results\n";
+    fputs(warning.c_str(), stderr);
+    warnings += warning;
     return Ok{};
   }
   return make_error("", "cannot probe " + probe.name + ": " + where,
@@ -73,13 +74,16 @@ sema::Environment MachineTypes::environment(const Options &options) {
   env.positional = options.args;
   pid_t pid = options.pid;
   bool unsafe = options.unsafe;
-  env.expand_probe = [pid, unsafe](const ProbeDesc &p) -> Result<std::vector<ProbeDesc>> {
+  env.expand_probe = [this, pid, unsafe](const ProbeDesc &p) -> Result<std::vector<ProbeDesc>> {
     auto expanded = runtime::expand_probe(p, pid);
     if (!expanded)
       return expanded;
-    for (const ProbeDesc &e : *expanded)
-      if (auto s = check_instruction_boundary(e, unsafe); !s)
+    for (const ProbeDesc &e : *expanded) {
+      if (e.kind == ProbeKind::Uprobe || e.kind == ProbeKind::Uretprobe || e.kind == ProbeKind::Usdt)
+        files_read_.insert(e.target);
+      if (auto s = check_instruction_boundary(e, unsafe, warnings_); !s)
         return s.error();
+    }
     return expanded;
   };
   env.tracepoint_format = [this](const ProbeDesc &p) { return tracepoint_format(p); };
@@ -87,7 +91,9 @@ sema::Environment MachineTypes::environment(const Options &options) {
   env.kernel_symbol = [](const std::string &name) {
     return runtime::KernelSymbols::address_of(name);
   };
-  env.user_symbol = [](const std::string &path, const std::string &name) -> std::optional<uint64_t> {
+  env.user_symbol = [this](const std::string &path,
+                           const std::string &name) -> std::optional<uint64_t> {
+    files_read_.insert(path);
     auto elf = runtime::ElfFile::open(path);
     const runtime::ElfSymbol *sym = elf ? elf->find(name) : nullptr;
     return sym ? std::optional<uint64_t>(sym->value) : std::nullopt;

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "btf_types.h"
@@ -22,11 +23,20 @@ public:
   // The CPUs this process may run on (its affinity mask), for compiling on several threads.
   static unsigned usable_cpus();
 
+  // Warnings the checks printed while the script was checked (--unsafe's), for the object
+  // cache to print again when it reuses the object.
+  const std::string &warnings() const { return warnings_; }
+  // The binaries whose symbols, notes or code the checks read: the compiled object depends on
+  // their contents, so the cache checks they are unchanged before reusing it.
+  const std::set<std::string> &files_read() const { return files_read_; }
+
 private:
   const RecordLayout *tracepoint_format(const ProbeDesc &probe);
 
   runtime::KernelTypes kernel_;
   std::map<std::string, std::unique_ptr<RecordLayout>> tracepoints_;
+  std::string warnings_;
+  std::set<std::string> files_read_;
 };
 
 }  // namespace rbt

@@ -30,6 +30,7 @@ struct Options {
   bool warn_failed_reads = false;  // -k
   bool verbose = false;
   bool unsafe = false;
+  bool no_cache = false;      // --no-cache: compile, and keep nothing (cache/object_cache.h)
   bool list = false;          // -l
   // rbt record: its script filters the target itself (off-CPU markers end in other tasks) and
   // its maps are bookkeeping, not output.

@@ -28,6 +28,9 @@ A test file is a list of cases separated by one or more empty lines. Every line 
     WILL_FAIL          rbt must exit non-zero
     RETURN_CODE n      rbt must exit with status n (default 0)
 
+The cases run with rbt's object cache on, in a directory of their own (RBT_CACHE_DIR, removed at
+the end), so a script that two cases share is compiled once and reused, as users get it.
+
 Expectations apply to stdout and stderr lines together. The runner sets RBT_ATTACH_MARKER=1;
 rbt then prints the line `__rbt_attached__` on stderr once every probe is attached. That line
 is removed from the output before the expectations are checked.
@@ -40,9 +43,11 @@ import argparse
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -465,6 +470,16 @@ def main():
         print(f"runner: rbt binary not found or not executable: {rbt}", file=sys.stderr)
         return 2
 
+    cache_parent = tempfile.mkdtemp(prefix="rbt-test-cache-")
+    os.environ["RBT_CACHE_DIR"] = os.path.join(cache_parent, "cache")
+    try:
+        return run_cases(cases, rbt, args.verbose)
+    finally:
+        shutil.rmtree(cache_parent, ignore_errors=True)
+
+
+def run_cases(cases, rbt, verbose):
+    passed = failed = skipped = 0
     for case in cases:
         t0 = time.monotonic()
         status, reasons, lines = run_case(case, rbt)
@@ -472,7 +487,7 @@ def main():
         if status == "OK":
             passed += 1
             print(f"[ OK ] {case.label}")
-            if args.verbose:
+            if verbose:
                 for l in lines:
                     print(f"    | {l}")
         elif status == "SKIP":

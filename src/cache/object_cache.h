@@ -1,0 +1,43 @@
+#pragma once
+// The compiled-object cache as the driver uses it: look up the object for this run's inputs
+// before compiling, store it after. A cache problem never stops rbt: an unusable entry is
+// reported (a warning) and compiled again, an unsafe or unwritable directory turns the cache
+// off for the run. Location: RBT_CACHE_DIR, else /var/cache/rbt; size: RBT_CACHE_SIZE_MIB
+// (default 64) before the least recently used entries go.
+
+#include <optional>
+#include <string>
+
+#include "cache_dir.h"
+#include "cache_entry.h"
+#include "options.h"
+
+namespace rbt::cache {
+
+constexpr const char *kDefaultDir = "/var/cache/rbt";
+constexpr uint64_t kDefaultSizeMiB = 64;
+
+class ObjectCache {
+public:
+  // The cache for `options`; off with --no-cache, for the dumps that show the compile's own
+  // stages, without root, or when the directory is unsafe (warned when `report`).
+  static ObjectCache open(const Options &options, bool report = true);
+
+  bool enabled() const { return dir_.has_value(); }
+  // The entry an earlier run stored for these inputs, if it is whole, this build's and every
+  // binary it depends on is unchanged. `why_not` says what happened otherwise (for -v); an
+  // unusable entry is warned about when `report`.
+  std::optional<CacheEntry> lookup(std::string &why_not, bool report = true) const;
+  // Says that `entry` is used: the compile's warnings again, and with -v where it came from.
+  void announce(const CacheEntry &entry, bool verbose) const;
+  void store(const CacheEntry &entry) const;
+  std::string entry_path() const;
+
+private:
+  std::optional<CacheDir> dir_;
+  Digest key_{};
+  std::string name_;
+  uint64_t max_bytes_ = kDefaultSizeMiB << 20;
+};
+
+}  // namespace rbt::cache

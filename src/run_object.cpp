@@ -1,0 +1,135 @@
+#include "run_object.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+
+#include "error_report.h"
+#include "output_file.h"
+#include "session.h"
+
+namespace rbt {
+
+namespace {
+
+// Signals that end a session are handled synchronously by Session::run (signalfd); blocking
+// them from the start means a Ctrl-C during load is not lost and never kills rbt half-attached.
+void block_session_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &set, nullptr);
+}
+
+// stdout (the dumps, the script's text beside a profile, or everything) got all it was given.
+// Called right after the writes, so errno still says why an earlier one failed.
+Status check_stdout() {
+  int earlier = errno;
+  std::cout.flush();
+  errno = 0;
+  bool flushed = fflush(stdout) == 0;
+  int err = flushed ? earlier : errno;
+  if (!flushed || !std::cout || ferror(stdout))
+    return make_error("writing output", strerror(err ? err : EIO), {}, err ? err : EIO);
+  return Ok{};
+}
+
+}  // namespace
+
+int run_object(const Options &options, const cache::CacheEntry &object,
+               runtime::Timeline *timeline) {
+  if (!options.emit_elf.empty()) {
+    auto written = write_output_file(options.emit_elf,
+                                     std::string(object.elf.data(), object.elf.size()));
+    if (!written)
+      return fail(written.error(), options.verbose);
+  }
+  if (auto written = check_stdout(); !written)
+    return fail(written.error(), options.verbose);
+
+  // Load, run, print.
+  std::FILE *out = stdout;
+  std::FILE *file = nullptr;
+  if (!options.output_file.empty()) {
+    auto opened = open_output_file(options.output_file);
+    if (!opened)
+      return fail(opened.error(), options.verbose);
+    file = *opened;
+    out = file;
+  }
+  // A profile takes -o FILE (or stdout); the script's text output moves to stdout (or stderr).
+  std::FILE *profile_out = nullptr;
+  if (options.profile_format == "pprof" && !file && isatty(STDOUT_FILENO))
+    return fail(make_error("-f pprof", "a pprof profile is gzipped binary, not for a terminal",
+                           "write it to a file: -o profile.pb.gz"),
+                options.verbose);
+  if (!options.profile_format.empty()) {
+    profile_out = out;
+    out = file ? stdout : stderr;
+  }
+  block_session_signals();
+  runtime::SessionOptions so;
+  so.out = out;
+  so.format = options.format;
+  so.quiet = options.quiet;
+  so.verbose = options.verbose;
+  so.dump_verifier = options.wants_dump("verifier");
+  so.pid = options.pid;
+  so.command = options.command;
+  so.attach_marker = getenv("RBT_ATTACH_MARKER") != nullptr;
+  if (profile_out) {
+    so.profile_format = profile::format_from_name(options.profile_format);
+    so.profile_out = profile_out;
+    so.sum_unit = options.sum_unit;
+  }
+  so.timeline = timeline;
+  so.rstack_needs_ruby = options.rstack_needs_ruby;
+  so.ringbuf_bytes = options.ringbuf_bytes;
+  runtime::Session session(object.manifest, so);
+  if (auto s = session.load(object.elf); !s)
+    return fail(s.error(), so.verbose);
+  if (options.dry_run)
+    return 0;
+  if (auto s = session.check_probes(); !s)
+    return fail(s.error(), so.verbose);
+  if (auto s = session.start_command(); !s)
+    return fail(s.error(), so.verbose);
+  if (auto s = session.run_begin(); !s)
+    return fail(s.error(), so.verbose);
+  // BEGIN runs before any other probe can fire; if it calls exit(), nothing else attaches.
+  if (!session.exit_requested()) {
+    if (auto s = session.attach(); !s)
+      return fail(s.error(), so.verbose);
+  }
+  session.announce();
+  if (!session.exit_requested()) {
+    if (auto s = session.run(); !s)
+      return fail(s.error(), so.verbose);
+  }
+  if (auto s = session.run_end(); !s)
+    return fail(s.error(), so.verbose);
+  // Stop the probes before reading the maps, so printing sees a settled state.
+  session.detach_probes();
+  auto printed = options.print_maps_at_exit ? session.print_maps() : Status(Ok{});
+  session.report_dropped_updates();
+  int code = session.exit_code();
+  session.detach();
+  if (!printed)
+    return fail(printed.error(), so.verbose);
+  if (auto written = session.check_output(); !written)
+    return fail(written.error(), so.verbose);
+  if (file && fclose(file) != 0)
+    return fail(make_error("writing " + options.output_file, strerror(errno)), so.verbose);
+  if (auto written = check_stdout(); !written)
+    return fail(written.error(), so.verbose);
+  return code;
+}
+
+}  // namespace rbt
