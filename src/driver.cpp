@@ -1,4 +1,5 @@
 #include "driver.h"
+#include "header_macros.h"
 
 #include <signal.h>
 #include <unistd.h>
@@ -94,7 +95,10 @@ int run_driver(const Options &options, runtime::Timeline *timeline) {
   SourceFile source(options.program_name, options.program_text);
   DiagnosticEngine diags(source);
   ast::ASTContext ast_context;
-  ast::Program *program = parse(source, ast_context, diags);
+  HeaderMacros header_macros;
+  if (needs_preprocessing(source.text()))
+    header_macros = read_header_macros(included_headers(source.text()));
+  ast::Program *program = parse(source, ast_context, diags, header_macros);
   if (!program) {
     diags.render(std::cerr);
     return 1;

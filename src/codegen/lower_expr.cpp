@@ -53,16 +53,10 @@ llvm::Value *Lowering::lower_expr(const Expr &expr) {
     return lower_call(static_cast<const Call &>(expr));
   case NodeKind::Binary:
     return lower_binary(static_cast<const Binary &>(expr));
-  case NodeKind::Unary: {
-    auto &u = static_cast<const Unary &>(expr);
-    llvm::Value *v = lower_expr(*u.operand);
-    switch (u.op) {
-    case UnaryOp::Neg: return b_.CreateNeg(v);
-    case UnaryOp::BitNot: return b_.CreateNot(v);
-    case UnaryOp::Not: return b_.CreateZExt(b_.CreateICmpEQ(v, b_.getInt64(0)), b_.getInt64Ty());
-    }
-    break;
-  }
+  case NodeKind::Unary:
+    return lower_unary(static_cast<const Unary &>(expr));
+  case NodeKind::BlockExpr:
+    return lower_block_expr(static_cast<const BlockExpr &>(expr));
   case NodeKind::Ternary:
     return lower_ternary(static_cast<const Ternary &>(expr));
   case NodeKind::Tuple:
@@ -88,6 +82,13 @@ llvm::Value *Lowering::lower_binary(const Binary &bin) {
   if (type_of(bin.lhs).is_string())
     return lower_string_compare(bin);
   llvm::Value *l = lower_expr(*bin.lhs), *r = lower_expr(*bin.rhs);
+  const Type &lt = type_of(bin.lhs), &rt = type_of(bin.rhs);
+  if (lt.is_pointer() && rt.is_int() && (bin.op == BinaryOp::Add || bin.op == BinaryOp::Sub))
+    return pointer_offset(lt, l, r, bin.op == BinaryOp::Sub);
+  if (rt.is_pointer() && lt.is_int() && bin.op == BinaryOp::Add)
+    return pointer_offset(rt, r, l, false);
+  if (lt.is_pointer() && rt.is_pointer() && bin.op == BinaryOp::Sub)
+    return pointer_difference(lt, l, r);
   bool is_signed = type_of(bin.lhs).is_signed && type_of(bin.rhs).is_signed;
   auto cmp = [&](llvm::CmpInst::Predicate p) {
     return b_.CreateZExt(b_.CreateICmp(p, l, r), b_.getInt64Ty());
@@ -275,6 +276,8 @@ llvm::Value *Lowering::lower_field_access(const FieldAccess &fa) {
 // bpftrace reads 0 past the end.
 llvm::Value *Lowering::lower_index(const Index &x) {
   const Type &array = type_of(x.base);
+  if (array.is_pointer())
+    return lower_pointer_index(x);
   const Type &elem = array.elems[0];
   llvm::Value *base = lower_expr(*x.base);
   if (auto *lit = dyn_cast<IntLit>(x.index))
@@ -296,6 +299,8 @@ llvm::Value *Lowering::lower_index(const Index &x) {
 }
 
 llvm::Value *Lowering::lower_cast(const Cast &cast) {
+  if (cast.is_array || type_of(cast.operand).is_array())
+    return lower_array_cast(cast);
   llvm::Value *v = lower_expr(*cast.operand);
   const Type &t = type_of(&cast);
   if (t.is_pointer() || t.size == 8)

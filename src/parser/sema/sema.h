@@ -56,6 +56,14 @@ struct MapInfo {
 struct VarInfo {
   std::string name;
   Type type;
+  bool declared_type = false;  // `let $x: uint16`: assignments convert to it, never widen it
+  bool untyped_let = false;    // `let $x;`: int64 for now; the first other value retypes it
+};
+
+// `let @m = lruhash(N);`: the BPF map type and capacity the script asked for.
+struct MapDeclInfo {
+  std::string map_type;  // hash, lruhash, percpuhash, percpulruhash
+  uint32_t max_entries = 0;
 };
 
 struct SemaInfo {
@@ -76,6 +84,7 @@ struct SemaInfo {
   std::unordered_map<const ast::Node *, const FieldLayout *> fields;  // FieldAccess → field
   // str() calls and casts: whether the address they read is in user space.
   std::unordered_map<const ast::Node *, bool> user_space;
+  std::map<std::string, MapDeclInfo> map_decls;  // by map name
 
   const Type &type_of(const ast::Node *n) const;
 };
