@@ -38,6 +38,8 @@ llvm::Value *Lowering::lower_expr(const Expr &expr) {
     return slot;
   }
   case NodeKind::Builtin:
+    if (auto c = sema_.constants.find(&expr); c != sema_.constants.end())
+      return b_.getInt64(c->second);  // a kernel enumerator (TCP_SYN_SENT)
     return lower_builtin(static_cast<const Builtin &>(expr));
   case NodeKind::Var: {
     auto &v = static_cast<const Var &>(expr);
@@ -237,11 +239,16 @@ llvm::Value *Lowering::lower_field_access(const FieldAccess &fa) {
     llvm::Value *p = b_.byte_ptr(base, base_type.offsets[index]);
     return elem.is_scalar() ? b_.load_int(p, elem.size, elem.is_signed) : p;
   }
-  const FieldLayout &field = *sema_.fields.at(&fa);
+  const FieldLayout *found = sema_.fields.at(&fa);
   const Type &t = type_of(&fa);
   // A record in the context (tracepoint args) is a pointer we may load from; one reached
   // through a pointer is an address to read with a probe_read helper.
   bool direct = base_type.is_record() && !base_type.remote;
+  // A probe on tracepoints whose args differ: this program's own record places the field.
+  if (auto own = sema_.args_layouts.find(probe_->name); direct && own != sema_.args_layouts.end())
+    if (const FieldLayout *f = own->second->find(fa.field))
+      found = f;
+  const FieldLayout &field = *found;
   bool user = base_type.user_space;
   if (direct) {
     llvm::Value *p = b_.byte_ptr(base, field.offset);

@@ -35,6 +35,7 @@ Resources::Resources(DebugInfo &debug_info, const sema::SemaInfo &sema) : debug_
     manifest_.maps.push_back(std::move(desc));
   }
   manifest_.print_maps_on_exit = sema.config.print_maps_on_exit;
+  manifest_.missing_probes = sema.config.missing_probes;
   ringbuf_ = debug_info.define_map(manifest_.ringbuf_name, BPF_MAP_TYPE_RINGBUF, kRingbufBytes,
                                    0, 0);
 }

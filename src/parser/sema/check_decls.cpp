@@ -172,4 +172,28 @@ void TypeChecker::check_map_decls(const Program &program) {
   }
 }
 
+bool TypeChecker::check_args_field(const FieldAccess &fa, const FieldLayout &field) {
+  auto it = info_.probes.find(probe_);
+  if (it == info_.probes.end() || it->second.size() < 2)
+    return true;
+  for (const ProbeDesc &p : it->second) {
+    auto layout = info_.args_layouts.find(p.name);
+    if (layout == info_.args_layouts.end())
+      continue;
+    const FieldLayout *f = layout->second->find(fa.field);
+    if (!f) {
+      diags_.error(fa.range, "args of " + p.name + " has no field '" + fa.field + "'");
+      return false;
+    }
+    if (f->kind != field.kind || f->size != field.size || f->is_signed != field.is_signed ||
+        f->type_name != field.type_name) {
+      diags_.error(fa.range, "field '" + fa.field + "' has different types in the tracepoints of "
+                             "this probe (" + field.type_name + ", " + f->type_name +
+                             "); use separate probes");
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace rbt::sema

@@ -67,9 +67,17 @@ void TypeChecker::check_config(const Program &program) {
         c.stack_mode = word->name == "perf" ? StackMode::Perf
                        : word->name == "raw" ? StackMode::Raw
                                              : StackMode::Bpftrace;
+    } else if (key == "missing_probes") {
+      if (!word || (word->name != "error" && word->name != "warn" && word->name != "ignore"))
+        diags_.error(item.range, "missing_probes must be error, warn or ignore");
+      else
+        c.missing_probes = word->name == "warn"     ? MissingProbes::Warn
+                           : word->name == "ignore" ? MissingProbes::Ignore
+                                                    : MissingProbes::Error;
     } else {
       diags_.error(item.range, "unknown config key '" + item.key +
-                                   "' (max_strlen, max_map_keys, print_maps_on_exit, stack_mode)");
+                                   "' (max_strlen, max_map_keys, print_maps_on_exit, stack_mode, "
+                                   "missing_probes)");
     }
   }
   const ConfigOverrides &env = env_.config_env;
@@ -91,6 +99,8 @@ void TypeChecker::check_program(const Program &program) {
   check_map_decls(program);
   for (auto &e : attach_errors_)
     diags_.error(e.range, e.message, e.note);
+  for (auto &w : skipped_probes_)
+    diags_.warning(w.range, w.message, w.note);
   // Reads of maps that no probe assigns, reported once every assignment has been seen.
   for (const MapRef *m : unknown_map_reads_)
     if (!info_.maps.count(m->name))
@@ -143,6 +153,15 @@ void TypeChecker::resolve_attach_points(const Probe &probe) {
       continue;
     }
     auto expanded = env_.expand_probe(r.probe);
+    if (!expanded && info_.config.missing_probes != MissingProbes::Error) {
+      // missing_probes = warn|ignore: the probe is left out, the others run.
+      if (info_.config.missing_probes == MissingProbes::Warn)
+        skipped_probes_.push_back({Severity::Warning, ap->range,
+                                   expanded.error().why.empty() ? expanded.error().what
+                                                                : expanded.error().why,
+                                   "skipped: missing_probes = warn"});
+      continue;
+    }
     if (!expanded) {
       Error &e = expanded.error();
       attach_errors_.push_back({Severity::Error, ap->range, e.why.empty() ? e.what : e.why, e.hint});
@@ -659,6 +678,8 @@ Type TypeChecker::check_field_access(const FieldAccess &fa) {
     diags_.error(fa.range, record.name() + " has no field '" + fa.field + "'");
     return Type::none();
   }
+  if (!record.remote && !check_args_field(fa, *field))
+    return Type::none();
   if (field->bit_size) {
     diags_.error(fa.range, "bit field '" + fa.field + "' cannot be read yet");
     return Type::none();
@@ -877,9 +898,12 @@ Type TypeChecker::check_call(const Call &call, bool as_map_value) {
 Type TypeChecker::check_builtin_var(const Builtin &node) {
   const BuiltinInfo *b = find_builtin_var(node.name);
   if (!b) {
-    if (find_builtin_call(node.name))
+    if (find_builtin_call(node.name)) {
       diags_.error(node.range, "'" + node.name + "' is a function: call it as " + node.name + "()");
-    else
+    } else if (auto value = env_.kernel_enum ? env_.kernel_enum(node.name) : std::nullopt) {
+      info_.constants[&node] = static_cast<uint64_t>(*value);  // a kernel enumerator
+      return Type::integer(64, true);
+    } else
       diags_.error(node.range, "unknown identifier '" + node.name + "'");
     return Type::none();
   }

@@ -60,6 +60,8 @@ private:
   Type check_map_key(const ast::MapRef &map);
   Type check_builtin_var(const ast::Builtin &node);
   Type check_field_access(const ast::FieldAccess &fa);
+  // `args.f` in a probe on several tracepoints: f must have one type in all of them.
+  bool check_args_field(const ast::FieldAccess &fa, const FieldLayout &field);
   Type check_cast(const ast::Cast &cast);
   Type check_type_query(const ast::TypeQuery &query);
   Type check_index(const ast::Index &index);
@@ -95,6 +97,7 @@ private:
   std::vector<const ast::MapRef *> unknown_map_reads_;
   // Attach point errors, found once and reported by every pass (only the last pass counts).
   std::vector<Diagnostic> &attach_errors_ = info_.attach_errors;
+  std::vector<Diagnostic> &skipped_probes_ = info_.skipped_probes;
   bool changed_ = false;
 
   friend struct BuiltinChecks;
