@@ -1,4 +1,5 @@
 #include "driver.h"
+#include "header_macros.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -41,7 +42,10 @@ int compile_program(const Options &options, cache::CacheEntry &object) {
   SourceFile source(options.program_name, options.program_text);
   DiagnosticEngine diags(source);
   ast::ASTContext ast_context;
-  ast::Program *program = parse(source, ast_context, diags);
+  HeaderMacros header_macros;
+  if (needs_preprocessing(source.text()))
+    header_macros = read_header_macros(included_headers(source.text()));
+  ast::Program *program = parse(source, ast_context, diags, header_macros);
   if (!program) {
     diags.render(std::cerr);
     return 1;

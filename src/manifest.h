@@ -123,6 +123,9 @@ struct ActionDesc {
   int map = -1;      // index into Manifest::maps for Print/Clear/Zero
 };
 
+// What a probe that does not exist or cannot attach does (bpftrace's missing_probes config).
+enum class MissingProbes : uint8_t { Error, Warn, Ignore };
+
 struct Manifest {
   std::vector<ProbeDesc> probes;
   std::vector<MapDesc> maps;
@@ -136,6 +139,9 @@ struct Manifest {
   // The per-CPU scratch map of values too large for the BPF stack (when a probe needs one).
   std::string scratch_name = "scratch";
   bool print_maps_on_exit = true;  // config = { print_maps_on_exit = false }
+  // config = { missing_probes = warn|ignore }: a probe that cannot attach is skipped (with a
+  // warning, or silently) instead of ending the run.
+  MissingProbes missing_probes = MissingProbes::Error;
   std::string ringbuf_name = "events";
   // A u64 in the object's .bss (a memory-mapped array user space reads without a syscall):
   // events the ring buffer had no room for, as the sum of bpf_ringbuf_output's -EAGAIN

@@ -38,6 +38,8 @@ llvm::Value *Lowering::lower_expr(const Expr &expr) {
     return slot;
   }
   case NodeKind::Builtin:
+    if (auto c = sema_.constants.find(&expr); c != sema_.constants.end())
+      return b_.getInt64(c->second);  // a kernel enumerator (TCP_SYN_SENT)
     return lower_builtin(static_cast<const Builtin &>(expr));
   case NodeKind::Var: {
     auto &v = static_cast<const Var &>(expr);
@@ -53,16 +55,10 @@ llvm::Value *Lowering::lower_expr(const Expr &expr) {
     return lower_call(static_cast<const Call &>(expr));
   case NodeKind::Binary:
     return lower_binary(static_cast<const Binary &>(expr));
-  case NodeKind::Unary: {
-    auto &u = static_cast<const Unary &>(expr);
-    llvm::Value *v = lower_expr(*u.operand);
-    switch (u.op) {
-    case UnaryOp::Neg: return b_.CreateNeg(v);
-    case UnaryOp::BitNot: return b_.CreateNot(v);
-    case UnaryOp::Not: return b_.CreateZExt(b_.CreateICmpEQ(v, b_.getInt64(0)), b_.getInt64Ty());
-    }
-    break;
-  }
+  case NodeKind::Unary:
+    return lower_unary(static_cast<const Unary &>(expr));
+  case NodeKind::BlockExpr:
+    return lower_block_expr(static_cast<const BlockExpr &>(expr));
   case NodeKind::Ternary:
     return lower_ternary(static_cast<const Ternary &>(expr));
   case NodeKind::Tuple:
@@ -88,6 +84,13 @@ llvm::Value *Lowering::lower_binary(const Binary &bin) {
   if (type_of(bin.lhs).is_string())
     return lower_string_compare(bin);
   llvm::Value *l = lower_expr(*bin.lhs), *r = lower_expr(*bin.rhs);
+  const Type &lt = type_of(bin.lhs), &rt = type_of(bin.rhs);
+  if (lt.is_pointer() && rt.is_int() && (bin.op == BinaryOp::Add || bin.op == BinaryOp::Sub))
+    return pointer_offset(lt, l, r, bin.op == BinaryOp::Sub);
+  if (rt.is_pointer() && lt.is_int() && bin.op == BinaryOp::Add)
+    return pointer_offset(rt, r, l, false);
+  if (lt.is_pointer() && rt.is_pointer() && bin.op == BinaryOp::Sub)
+    return pointer_difference(lt, l, r);
   bool is_signed = type_of(bin.lhs).is_signed && type_of(bin.rhs).is_signed;
   auto cmp = [&](llvm::CmpInst::Predicate p) {
     return b_.CreateZExt(b_.CreateICmp(p, l, r), b_.getInt64Ty());
@@ -236,11 +239,16 @@ llvm::Value *Lowering::lower_field_access(const FieldAccess &fa) {
     llvm::Value *p = b_.byte_ptr(base, base_type.offsets[index]);
     return elem.is_scalar() ? b_.load_int(p, elem.size, elem.is_signed) : p;
   }
-  const FieldLayout &field = *sema_.fields.at(&fa);
+  const FieldLayout *found = sema_.fields.at(&fa);
   const Type &t = type_of(&fa);
   // A record in the context (tracepoint args) is a pointer we may load from; one reached
   // through a pointer is an address to read with a probe_read helper.
   bool direct = base_type.is_record() && !base_type.remote;
+  // A probe on tracepoints whose args differ: this program's own record places the field.
+  if (auto own = sema_.args_layouts.find(probe_->name); direct && own != sema_.args_layouts.end())
+    if (const FieldLayout *f = own->second->find(fa.field))
+      found = f;
+  const FieldLayout &field = *found;
   bool user = base_type.user_space;
   if (direct) {
     llvm::Value *p = b_.byte_ptr(base, field.offset);
@@ -275,6 +283,8 @@ llvm::Value *Lowering::lower_field_access(const FieldAccess &fa) {
 // bpftrace reads 0 past the end.
 llvm::Value *Lowering::lower_index(const Index &x) {
   const Type &array = type_of(x.base);
+  if (array.is_pointer())
+    return lower_pointer_index(x);
   const Type &elem = array.elems[0];
   llvm::Value *base = lower_expr(*x.base);
   if (auto *lit = dyn_cast<IntLit>(x.index))
@@ -296,6 +306,8 @@ llvm::Value *Lowering::lower_index(const Index &x) {
 }
 
 llvm::Value *Lowering::lower_cast(const Cast &cast) {
+  if (cast.is_array || type_of(cast.operand).is_array())
+    return lower_array_cast(cast);
   llvm::Value *v = lower_expr(*cast.operand);
   const Type &t = type_of(&cast);
   if (t.is_pointer() || t.size == 8)

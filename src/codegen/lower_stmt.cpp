@@ -24,6 +24,9 @@ void Lowering::lower_stmt(const Stmt &stmt) {
   case NodeKind::AssignVar:
     lower_assign_var(static_cast<const AssignVar &>(stmt));
     break;
+  case NodeKind::VarDecl:
+    lower_var_decl(static_cast<const VarDecl &>(stmt));
+    break;
   case NodeKind::Block:
     lower_block(static_cast<const Block &>(stmt));
     break;
@@ -88,6 +91,21 @@ void Lowering::lower_assign_var(const AssignVar &assign) {
   if (inserted)
     it->second = value_slot(var->type.size, var->name);
   store_value(it->second, var->type, *assign.value);
+}
+
+// `let $x [= v]`: the variable's slot exists from here, holding v or zero (each time the
+// declaration runs, as in a loop).
+void Lowering::lower_var_decl(const VarDecl &decl) {
+  const sema::VarInfo *var = sema_.vars.at(decl.var);
+  if (var->type.is_none() || var->type.kind == TypeKind::Void)
+    return;  // never given a value nor a type: nothing reads it
+  auto [it, inserted] = vars_.try_emplace(var, nullptr);
+  if (inserted)
+    it->second = value_slot(var->type.size, var->name);
+  if (decl.value)
+    store_value(it->second, var->type, *decl.value);
+  else
+    b_.zero_bytes(it->second, var->type.size);
 }
 
 void Lowering::lower_if(const If &stmt) {

@@ -49,6 +49,7 @@ private:
   void lower_stmt(const ast::Stmt &stmt);
   void lower_assign_map(const ast::AssignMap &assign);
   void lower_assign_var(const ast::AssignVar &assign);
+  void lower_var_decl(const ast::VarDecl &decl);
   void lower_if(const ast::If &stmt);
   void lower_while(const ast::While &stmt);
   void lower_for(const ast::For &stmt);
@@ -80,6 +81,15 @@ private:
   llvm::Value *lower_field_access(const ast::FieldAccess &fa);
   llvm::Value *lower_cast(const ast::Cast &cast);
   llvm::Value *lower_index(const ast::Index &index);
+  // lower_pointers.cpp: `*p`, `&$x`, `p[i]`, `p + n`, casts to and from integer arrays.
+  llvm::Value *lower_unary(const ast::Unary &u);
+  llvm::Value *lower_deref(const Type &pointee, llvm::Value *address, bool user_space);
+  llvm::Value *lower_pointer_index(const ast::Index &index);
+  // p + n (p - n when `subtract`) moves by n elements of what p points to.
+  llvm::Value *pointer_offset(const Type &pointer, llvm::Value *p, llvm::Value *n, bool subtract);
+  llvm::Value *pointer_difference(const Type &pointer, llvm::Value *p, llvm::Value *q);
+  llvm::Value *lower_array_cast(const ast::Cast &cast);
+  llvm::Value *lower_block_expr(const ast::BlockExpr &block);
   llvm::Value *lower_call(const ast::Call &call);
   llvm::Value *lower_builtin(const ast::Builtin &node);
   // Lowers `expr` and writes it at `dst` in the layout of `slot_type` (ints widen, strings are

@@ -18,6 +18,16 @@ Resources::Resources(DebugInfo &debug_info, const sema::SemaInfo &sema) : debug_
                     : desc.per_cpu() ? BPF_MAP_TYPE_PERCPU_HASH
                                      : BPF_MAP_TYPE_HASH;
     uint32_t entries = desc.is_array() ? desc.array_entries() : sema.config.max_map_keys;
+    // `let @m = lruhash(N)`: the declared kind and capacity (a keyless aggregation keeps its
+    // per-CPU array, which never fills).
+    if (auto decl = sema.map_decls.find(name); decl != sema.map_decls.end() && !desc.is_array()) {
+      const std::string &kind = decl->second.map_type;
+      type = kind == "lruhash"         ? BPF_MAP_TYPE_LRU_HASH
+             : kind == "percpulruhash" ? BPF_MAP_TYPE_LRU_PERCPU_HASH
+             : kind == "percpuhash"    ? BPF_MAP_TYPE_PERCPU_HASH
+                                       : BPF_MAP_TYPE_HASH;
+      entries = decl->second.max_entries;
+    }
     desc.max_keys = entries;
     map_globals_[name] = debug_info.define_map(desc.bpf_name, type, entries, desc.bpf_key_size(),
                                                desc.bpf_value_size());
@@ -25,6 +35,7 @@ Resources::Resources(DebugInfo &debug_info, const sema::SemaInfo &sema) : debug_
     manifest_.maps.push_back(std::move(desc));
   }
   manifest_.print_maps_on_exit = sema.config.print_maps_on_exit;
+  manifest_.missing_probes = sema.config.missing_probes;
   ringbuf_ = debug_info.define_map(manifest_.ringbuf_name, BPF_MAP_TYPE_RINGBUF, kRingbufBytes,
                                    0, 0);
 }

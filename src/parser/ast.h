@@ -28,6 +28,7 @@ enum class NodeKind : uint8_t {
   Positional,
   TypeQuery,
   Index,
+  BlockExpr,
   // Statements
   ExprStmt,
   AssignMap,
@@ -38,6 +39,7 @@ enum class NodeKind : uint8_t {
   Unroll,
   Jump,
   Block,
+  VarDecl,
   // Structure
   AttachPoint,
   Probe,
@@ -61,6 +63,7 @@ template <typename T> const T *dyn_cast(const Node *n) {
 struct Expr : Node {
   using Node::Node;
 };
+struct Stmt;
 
 struct IntLit : Expr {
   static constexpr NodeKind Kind = NodeKind::IntLit;
@@ -122,7 +125,8 @@ struct Binary : Expr {
   Expr *lhs, *rhs;
 };
 
-enum class UnaryOp : uint8_t { Neg, Not, BitNot };
+// Deref: `*p` reads what a pointer points to; AddrOf: `&$x` is a variable's address.
+enum class UnaryOp : uint8_t { Neg, Not, BitNot, Deref, AddrOf };
 
 struct Unary : Expr {
   static constexpr NodeKind Kind = NodeKind::Unary;
@@ -154,16 +158,40 @@ struct FieldAccess : Expr {
   bool arrow;
 };
 
-// `(uint8)x`, `(struct task_struct *)p`, `(int32 *)p`.
+// `(uint8)x`, `(struct task_struct *)p`, `(int32 *)p`, `(int8[])"str"`, `(uint8[8])x`.
 struct Cast : Expr {
   static constexpr NodeKind Kind = NodeKind::Cast;
-  Cast(SourceRange r, std::string type_name, bool is_struct, bool is_pointer, Expr *operand)
+  Cast(SourceRange r, std::string type_name, bool is_struct, bool is_pointer, Expr *operand,
+       bool is_array = false, uint32_t array_count = 0)
       : Expr(Kind, r), type_name(std::move(type_name)), is_struct(is_struct),
-        is_pointer(is_pointer), operand(operand) {}
+        is_pointer(is_pointer), operand(operand), is_array(is_array), array_count(array_count) {}
   std::string type_name;  // "uint8", or the struct's name
   bool is_struct;
   bool is_pointer;
   Expr *operand;
+  bool is_array;         // a cast to an integer array
+  uint32_t array_count;  // its length; 0: the operand's size decides
+};
+
+// A type as written after `let $x:`: `uint16`, `string`, `string[32]`, `int32 *`,
+// `struct task_struct *`.
+struct TypeSpec {
+  SourceRange range;
+  std::string name;  // "uint16", "string", or a struct's name
+  bool is_struct = false;
+  bool is_pointer = false;
+  uint32_t size = 0;  // string[N]: N
+};
+
+// `{ stmt; ...; value }`: a block used as an expression; its value is the last statement's
+// expression when that has no `;` after it (null: the block has no value, a macro's body made
+// of statements).
+struct BlockExpr : Expr {
+  static constexpr NodeKind Kind = NodeKind::BlockExpr;
+  BlockExpr(SourceRange r, std::vector<Stmt *> stmts, Expr *value)
+      : Expr(Kind, r), stmts(std::move(stmts)), value(value) {}
+  std::vector<Stmt *> stmts;
+  Expr *value;
 };
 
 // `sizeof(expr)`, `sizeof(type)` and `offsetof(struct S, field)`: constants the checker
@@ -203,6 +231,18 @@ struct ExprStmt : Stmt {
   static constexpr NodeKind Kind = NodeKind::ExprStmt;
   ExprStmt(SourceRange r, Expr *expr) : Stmt(Kind, r), expr(expr) {}
   Expr *expr;
+  bool unterminated = false;  // the last statement of a block, without `;`: the block's value
+};
+
+// `let $x;`, `let $x = v;`, `let $x: type [= v];`: declares $x in the current block.
+struct VarDecl : Stmt {
+  static constexpr NodeKind Kind = NodeKind::VarDecl;
+  VarDecl(SourceRange r, struct Var *var, bool typed, TypeSpec type, Expr *value)
+      : Stmt(Kind, r), var(var), typed(typed), type(std::move(type)), value(value) {}
+  struct Var *var;
+  bool typed;
+  TypeSpec type;
+  Expr *value;  // null: 0 (or empty) until assigned
 };
 
 // `@m[k] = v`. Compound assignments (`@m += v`) are desugared by the parser into `@m = @m + v`.
@@ -298,6 +338,23 @@ struct CStructDef {
   std::string text;
 };
 
+// `let @m = lruhash(1000);` at the top of a script: the BPF map type and capacity of @m.
+struct MapDecl {
+  SourceRange range;
+  std::string name;      // "@m"
+  std::string map_type;  // hash, lruhash, percpuhash, percpulruhash (checked by sema)
+  uint64_t max_entries;
+};
+
+// `macro name($v, @m, e) { body }`: expanded at each call by sema/macros.cpp before checking.
+struct MacroDef {
+  SourceRange range;
+  std::string name;
+  std::vector<std::string> params;  // "$v", "@m" or "e", as written
+  std::vector<Stmt *> body;
+  Expr *value;  // the body's last expression without `;`, or null
+};
+
 struct Program : Node {
   static constexpr NodeKind Kind = NodeKind::Program;
   Program(SourceRange r, std::vector<Probe *> probes, std::vector<ConfigItem> config = {},
@@ -307,6 +364,8 @@ struct Program : Node {
   std::vector<Probe *> probes;
   std::vector<ConfigItem> config;
   std::vector<CStructDef> structs;
+  std::vector<MapDecl> map_decls;
+  std::vector<MacroDef> macros;
 };
 
 }  // namespace rbt::ast

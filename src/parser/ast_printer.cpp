@@ -42,7 +42,8 @@ private:
     case NodeKind::Binary: return std::string("binop ") + binary_op_spelling(static_cast<const Binary &>(n).op);
     case NodeKind::Unary: {
       auto op = static_cast<const Unary &>(n).op;
-      return std::string("unop ") + (op == UnaryOp::Neg ? "-" : op == UnaryOp::Not ? "!" : "~");
+      static const char *kSpelling[] = {"-", "!", "~", "*", "&"};
+      return std::string("unop ") + kSpelling[static_cast<int>(op)];
     }
     case NodeKind::Ternary: return "?:";
     case NodeKind::Tuple: return "tuple";
@@ -53,9 +54,17 @@ private:
     case NodeKind::Cast: {
       auto &c = static_cast<const Cast &>(n);
       return "cast " + std::string(c.is_struct ? "struct " : "") + c.type_name +
-             (c.is_pointer ? " *" : "");
+             (c.is_pointer ? " *" : "") +
+             (c.is_array ? "[" + (c.array_count ? std::to_string(c.array_count) : "") + "]" : "");
     }
     case NodeKind::Index: return "[]";
+    case NodeKind::BlockExpr: return "block expression";
+    case NodeKind::VarDecl: {
+      auto &d = static_cast<const VarDecl &>(n);
+      return "let" + (d.typed ? ": " + std::string(d.type.is_struct ? "struct " : "") + d.type.name +
+                                    (d.type.is_pointer ? " *" : "")
+                              : std::string());
+    }
     case NodeKind::TypeQuery: {
       auto &q = static_cast<const TypeQuery &>(n);
       std::string what = q.operand ? "" : (q.is_struct ? "struct " : "") + q.type_name;
@@ -130,6 +139,17 @@ private:
     case NodeKind::AssignVar: {
       auto &a = static_cast<const AssignVar &>(n);
       return {a.var, a.value};
+    }
+    case NodeKind::VarDecl: {
+      auto &d = static_cast<const VarDecl &>(n);
+      return d.value ? std::vector<const Node *>{d.var, d.value} : std::vector<const Node *>{d.var};
+    }
+    case NodeKind::BlockExpr: {
+      auto &b = static_cast<const BlockExpr &>(n);
+      std::vector<const Node *> c(b.stmts.begin(), b.stmts.end());
+      if (b.value)
+        c.push_back(b.value);
+      return c;
     }
     case NodeKind::If: {
       auto &i = static_cast<const If &>(n);

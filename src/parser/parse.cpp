@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "macros.h"
 #include "parse_state.h"
 #include "parser.hh"
 
@@ -15,20 +16,90 @@ extern yy_buffer_state *rbt_yy_scan_bytes(const char *bytes, int len, yyscan_t s
 
 namespace rbt {
 
-ast::Program *parse(const SourceFile &source, ast::ASTContext &ctx, DiagnosticEngine &diags) {
+ast::Program *parse(const SourceFile &source, ast::ASTContext &ctx, DiagnosticEngine &diags,
+                    const HeaderMacros &header_macros) {
+  // Diagnostics quote the file as written; the lexer reads it preprocessed (same lines).
+  std::string text = source.text();
+  if (needs_preprocessing(text)) {
+    text = preprocess(text, diags, header_macros);
+    if (diags.has_errors())
+      return nullptr;
+  }
   ParseState state(source, ctx, diags);
   yyscan_t scanner = nullptr;
   if (rbt_yylex_init_extra(&state, &scanner) != 0) {
     diags.error({}, "cannot initialise the lexer");
     return nullptr;
   }
-  rbt_yy_scan_bytes(source.text().data(), static_cast<int>(source.text().size()), scanner);
+  rbt_yy_scan_bytes(text.data(), static_cast<int>(text.size()), scanner);
   parser::Parser p(scanner, state);
   int rc = p.parse();
   rbt_yylex_destroy(scanner);
   if (rc != 0 || diags.has_errors())
     return nullptr;
+  expand_macros(*ctx.root, ctx, diags);
+  if (diags.has_errors())
+    return nullptr;
   return ctx.root;
+}
+
+void ParseState::add_map_decl(const SourceRange &range, const std::string &text) {
+  // The lexer matched `let @name = type(N);` as a whole.
+  auto skip_ws = [&](size_t i) { return text.find_first_not_of(" \t\r\n", i); };
+  size_t at = text.find('@'), eq = text.find('=', at);
+  std::string name = text.substr(at, text.find_first_of(" \t\r\n=", at) - at);
+  size_t type_start = skip_ws(eq + 1), paren = text.find('(', type_start);
+  std::string type = text.substr(type_start, paren - type_start);
+  type = type.substr(0, type.find_first_of(" \t\r\n"));
+  std::string digits;
+  for (size_t i = paren + 1; i < text.size() && text[i] != ')'; i++)
+    if (isdigit(static_cast<unsigned char>(text[i])))
+      digits += text[i];
+  errno = 0;
+  unsigned long long n = strtoull(digits.c_str(), nullptr, 10);
+  if (errno == ERANGE || n == 0 || n > UINT32_MAX) {
+    diags.error(range, "a map's max entries must be from 1 to 4294967295");
+    return;
+  }
+  for (const ast::MapDecl &d : map_decls)
+    if (d.name == name) {
+      diags.error(range, "map " + name + " is declared twice");
+      return;
+    }
+  map_decls.push_back(ast::MapDecl{range, name, type, n});
+}
+
+void ParseState::add_macro(const SourceRange &range, std::string name,
+                           std::vector<std::string> params, ast::Block *body) {
+  ast::BlockExpr *b = block_expr(body);
+  for (const ast::MacroDef &m : macros)
+    if (m.name == name && m.params.size() == params.size())
+      diags.error(range, "macro '" + name + "' is defined twice with " +
+                             std::to_string(params.size()) + " parameter(s)");
+  macros.push_back(ast::MacroDef{range, std::move(name), std::move(params), b->stmts, b->value});
+}
+
+void ParseState::finish(ast::Program &program) {
+  program.map_decls = std::move(map_decls);
+  program.macros = std::move(macros);
+  ctx.root = &program;
+}
+
+ast::BlockExpr *ParseState::block_expr(ast::Block *block) {
+  std::vector<ast::Stmt *> stmts = block->stmts;
+  ast::Expr *value = nullptr;
+  if (!stmts.empty())
+    if (auto *e = ast::dyn_cast<ast::ExprStmt>(stmts.back()); e && e->unterminated) {
+      value = e->expr;
+      stmts.pop_back();
+    }
+  return make<ast::BlockExpr>(block->range, std::move(stmts), value);
+}
+
+void ParseState::check_discard(const SourceRange &range, const std::string &name) {
+  if (name != "_")
+    diags.error(range, "cannot assign to '" + name + "': only variables ($x), maps (@x) and _ "
+                                                     "(discard) can be assigned");
 }
 
 std::string decode_string_literal(ParseState &state, const char *text, size_t len) {

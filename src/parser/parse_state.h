@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "ast_context.h"
 #include "diagnostics.h"
@@ -42,6 +43,18 @@ struct ParseState {
     token.end_line = line;
     token.end_col = col;
   }
+
+  // Top-level declarations seen between probes; finish() moves them into the program.
+  std::vector<ast::MapDecl> map_decls;
+  std::vector<ast::MacroDef> macros;
+  void add_map_decl(const SourceRange &range, const std::string &text);
+  void add_macro(const SourceRange &range, std::string name, std::vector<std::string> params,
+                 ast::Block *body);
+  void finish(ast::Program &program);
+  // `{ ...; v }` as a value: the block's statements and its unterminated last expression.
+  ast::BlockExpr *block_expr(ast::Block *block);
+  // `_ = expr` discards a value; any other name on the left is an error.
+  void check_discard(const SourceRange &range, const std::string &name);
 
   template <typename T, typename... Args> T *make(const SourceRange &r, Args &&...args) {
     return ctx.make<T>(r, std::forward<Args>(args)...);

@@ -3,9 +3,14 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include <cstdlib>
+#include <cstring>
+
 namespace rbt::runtime {
 
 namespace {
+
+constexpr const char *kAnonymousPrefix = "(anonymous)#";
 
 // Follows typedefs and qualifiers to the type that gives a member its shape.
 const btf_type *resolve(const btf *b, uint32_t &id) {
@@ -63,6 +68,10 @@ FieldLayout describe(const btf *b, uint32_t type_id, int depth) {
   } else if (btf_is_struct(t) || btf_is_union(t)) {
     f.kind = FieldLayout::Kind::Record;
     f.size = t->size;
+    // A member of an unnamed struct or union type (`union { ... } in6_u;`): named by its BTF id
+    // so find_struct can lay it out.
+    if (f.type_name.empty())
+      f.type_name = kAnonymousPrefix + std::to_string(id);
   } else if (btf_is_array(t)) {
     const struct btf_array *a = btf_array(t);
     uint32_t elem = a->type;
@@ -95,17 +104,49 @@ const RecordLayout *KernelTypes::find_struct(const std::string &name) {
     return it->second.get();
   if (!load())
     return nullptr;
-  int id = btf__find_by_name_kind(btf_, name.c_str(), BTF_KIND_STRUCT);
+  int id = -1;
+  if (name.rfind(kAnonymousPrefix, 0) == 0)
+    id = std::atoi(name.c_str() + strlen(kAnonymousPrefix));
+  else
+    id = btf__find_by_name_kind(btf_, name.c_str(), BTF_KIND_STRUCT);
   if (id < 0)
     id = btf__find_by_name_kind(btf_, name.c_str(), BTF_KIND_UNION);
   if (id < 0)
     return nullptr;
   const btf_type *t = btf__type_by_id(btf_, id);
+  if (!t || !(btf_is_struct(t) || btf_is_union(t)))
+    return nullptr;
   auto layout = std::make_unique<RecordLayout>();
   layout->name = name;
   layout->size = t->size;
   add_members(btf_, t, 0, *layout);
   return (cache_[name] = std::move(layout)).get();
+}
+
+std::optional<int64_t> KernelTypes::find_enum_value(const std::string &name) {
+  if (!load())
+    return std::nullopt;
+  if (enum_values_.empty()) {
+    // Every enumerator of the kernel's enums, read once (a few ms over vmlinux's types).
+    uint32_t n = btf__type_cnt(btf_);
+    for (uint32_t id = 1; id < n; id++) {
+      const btf_type *t = btf__type_by_id(btf_, id);
+      if (btf_is_enum(t)) {
+        const struct btf_enum *e = btf_enum(t);
+        for (int i = 0; i < btf_vlen(t); i++, e++)
+          enum_values_.emplace(btf__name_by_offset(btf_, e->name_off), e->val);
+      } else if (btf_is_enum64(t)) {
+        const struct btf_enum64 *e = btf_enum64(t);
+        for (int i = 0; i < btf_vlen(t); i++, e++)
+          enum_values_.emplace(btf__name_by_offset(btf_, e->name_off),
+                               static_cast<int64_t>(btf_enum64_value(e)));
+      }
+    }
+  }
+  auto it = enum_values_.find(name);
+  if (it == enum_values_.end())
+    return std::nullopt;
+  return it->second;
 }
 
 }  // namespace rbt::runtime

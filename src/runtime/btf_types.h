@@ -3,7 +3,9 @@
 // `curtask->field` and casts to kernel struct pointers.
 
 #include <map>
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "record_layout.h"
@@ -22,12 +24,16 @@ public:
   // The struct (or union) named `name`, or null when the kernel has no BTF or no such type.
   // Anonymous struct/union members are flattened, as C lets you name their fields directly.
   const RecordLayout *find_struct(const std::string &name);
+  // The value of an enumerator of a kernel enum (TCP_SYN_SENT, SKB_DROP_REASON_...), as
+  // bpftrace resolves such names from BTF.
+  std::optional<int64_t> find_enum_value(const std::string &name);
 
 private:
   bool load();
   btf *btf_ = nullptr;
   bool tried_ = false;
   std::map<std::string, std::unique_ptr<RecordLayout>> cache_;
+  std::map<std::string, int64_t> enum_values_;
 };
 
 }  // namespace rbt::runtime

@@ -302,9 +302,19 @@ Status Session::check_probes() {
     return make_error("-p " + std::to_string(options_.pid), "no such process",
                       "check the process id, e.g. with pgrep", ESRCH);
   for (auto &p : manifest_.probes)
-    if (auto s = check_probe(p); !s)
+    if (auto s = check_probe(p); !s && !skip_missing(p, s.error()))
       return s;
   return Ok{};
+}
+
+bool Session::skip_missing(const ProbeDesc &p, const Error &e) {
+  if (manifest_.missing_probes == MissingProbes::Error)
+    return false;
+  if (manifest_.missing_probes == MissingProbes::Warn && skipped_.insert(p.name).second)
+    fprintf(stderr, "rbt: warning: %s: %s; skipped (missing_probes = warn)\n", p.name.c_str(),
+            e.why.empty() ? e.what.c_str() : e.why.c_str());
+  skipped_.insert(p.name);
+  return true;
 }
 
 Status Session::attach() {
@@ -331,7 +341,11 @@ Status Session::attach() {
   for (auto &p : manifest_.probes) {
     if (p.kind == ProbeKind::Begin || p.kind == ProbeKind::End)
       continue;
+    if (skipped_.count(p.name))
+      continue;
     auto links = attach_probe(p, program_for(p), target);
+    if (!links && skip_missing(p, links.error()))
+      continue;
     if (!links)
       return links.error();
     for (auto &l : *links)
@@ -345,7 +359,7 @@ Status Session::attach() {
 
 void Session::announce() {
   std::string begin_output = writer_->release();
-  writer_->attached_probes(manifest_.probes.size());
+  writer_->attached_probes(manifest_.probes.size() - skipped_.size());
   writer_->write_held(begin_output);
   if (options_.attach_marker)
     fprintf(stderr, "__rbt_attached__\n");

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,10 @@ public:
 
 private:
   bpf_program *program_for(const ProbeDesc &probe);
+  // missing_probes = warn|ignore: whether probe `p`, which failed with `e`, is skipped (saying
+  // so once under warn) rather than ending the run.
+  bool skip_missing(const ProbeDesc &p, const Error &e);
+  std::set<std::string> skipped_;
   void write_config();
   Status run_special(ProbeKind kind);
   Status write_profile(std::vector<MapSnapshot> &snapshots);

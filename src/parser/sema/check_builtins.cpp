@@ -43,12 +43,9 @@ Type TypeChecker::check_args(const Builtin &node) {
       diags_.error(node.range, "the format of " + p.name + " is unknown");
       return Type::none();
     }
-    // One program body serves every attach point, so their records must agree.
-    if (first && (first->size != layout->size || first->fields.size() != layout->fields.size())) {
-      diags_.error(node.range, "args differs between " + first->name + " and " + layout->name +
-                                   "; use separate probes");
-      return Type::none();
-    }
+    // Each attach point gets a program of its own: records that differ are fine as long as
+    // the fields the probe uses agree (check_field_access), as in bpftrace.
+    info_.args_layouts[p.name] = layout;
     if (!first)
       first = layout;
   }

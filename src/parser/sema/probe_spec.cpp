@@ -158,8 +158,22 @@ ProbeSpecResult parse_probe_spec(const std::string &text) {
     break;
   case ProbeKind::Profile:
   case ProbeKind::Interval:
-    if (need(3, p.kind == ProbeKind::Profile ? "profile:hz|s|ms|us:N" : "interval:s|ms|us:N"))
+    if (parts.size() == 2) {
+      // `interval:1s`, `interval:100ms`, `profile:1000000`: a count with its unit (ns without).
+      size_t digits = parts[1].find_first_not_of("0123456789_");
+      std::string unit = digits == std::string::npos ? "ns" : parts[1].substr(digits);
+      if (digits == 0 || (unit != "ns" && unit != "us" && unit != "ms" && unit != "s" && unit != "hz"))
+        r.error = "invalid interval '" + parts[1] + "' (expected N, Nns, Nus, Nms, Ns or Nhz)";
+      else if (unit == "ns" && p.kind == ProbeKind::Profile)
+        r.error = parse_u64(parts[1].substr(0, digits), p.period) && p.period
+                      ? std::string()
+                      : "invalid rate '" + parts[1] + "'";
+      else
+        r.error = parse_rate(p, unit, parts[1].substr(0, digits));
+      parts = {parts[0], unit, parts[1].substr(0, digits)};
+    } else if (need(3, p.kind == ProbeKind::Profile ? "profile:hz|s|ms|us:N" : "interval:s|ms|us:N")) {
       r.error = parse_rate(p, parts[1], parts[2]);
+    }
     p.target = parts.size() > 1 ? parts[1] : "";
     break;
   case ProbeKind::Software:

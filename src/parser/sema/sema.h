@@ -32,6 +32,7 @@ struct ScriptConfig {
   uint64_t max_map_keys = 4096;
   bool print_maps_on_exit = true;
   StackMode stack_mode = StackMode::Bpftrace;
+  MissingProbes missing_probes = MissingProbes::Error;
 };
 
 // Config set from the environment (BPFTRACE_MAX_STRLEN=...): as in bpftrace, it takes
@@ -56,6 +57,14 @@ struct MapInfo {
 struct VarInfo {
   std::string name;
   Type type;
+  bool declared_type = false;  // `let $x: uint16`: assignments convert to it, never widen it
+  bool untyped_let = false;    // `let $x;`: int64 for now; the first other value retypes it
+};
+
+// `let @m = lruhash(N);`: the BPF map type and capacity the script asked for.
+struct MapDeclInfo {
+  std::string map_type;  // hash, lruhash, percpuhash, percpulruhash
+  uint32_t max_entries = 0;
 };
 
 struct SemaInfo {
@@ -68,6 +77,7 @@ struct SemaInfo {
   std::vector<std::string> positional;     // the values of $1..$N
   ScriptConfig config;
   std::vector<Diagnostic> attach_errors;  // attach points that did not parse or expand
+  std::vector<Diagnostic> skipped_probes;  // missing_probes = warn: those left out
   std::map<std::string, const RecordLayout *> records;  // tracepoint `args` records by name
   // sizeof/offsetof: their values.
   std::unordered_map<const ast::Node *, uint64_t> constants;
@@ -76,6 +86,10 @@ struct SemaInfo {
   std::unordered_map<const ast::Node *, const FieldLayout *> fields;  // FieldAccess → field
   // str() calls and casts: whether the address they read is in user space.
   std::unordered_map<const ast::Node *, bool> user_space;
+  std::map<std::string, MapDeclInfo> map_decls;  // by map name
+  // A probe naming tracepoints whose `args` differ (sys_enter_execve, sys_enter_execveat):
+  // each attach point's own record by its name; fields are found by name in it when lowering.
+  std::map<std::string, const RecordLayout *> args_layouts;
 
   const Type &type_of(const ast::Node *n) const;
 };
@@ -95,6 +109,8 @@ struct Environment {
   std::function<const RecordLayout *(const ProbeDesc &)> tracepoint_format;
   // A kernel struct by name (from BTF), or null when unknown.
   std::function<const RecordLayout *(const std::string &)> kernel_struct;
+  // The value of a kernel enum's enumerator (TCP_SYN_SENT), when BTF has it.
+  std::function<std::optional<int64_t>(const std::string &)> kernel_enum;
   // kaddr(): a kernel symbol's address; uaddr(): a symbol's address in a binary as linked.
   std::function<std::optional<uint64_t>(const std::string &)> kernel_symbol;
   std::function<std::optional<uint64_t>(const std::string &path, const std::string &name)>

@@ -67,9 +67,17 @@ void TypeChecker::check_config(const Program &program) {
         c.stack_mode = word->name == "perf" ? StackMode::Perf
                        : word->name == "raw" ? StackMode::Raw
                                              : StackMode::Bpftrace;
+    } else if (key == "missing_probes") {
+      if (!word || (word->name != "error" && word->name != "warn" && word->name != "ignore"))
+        diags_.error(item.range, "missing_probes must be error, warn or ignore");
+      else
+        c.missing_probes = word->name == "warn"     ? MissingProbes::Warn
+                           : word->name == "ignore" ? MissingProbes::Ignore
+                                                    : MissingProbes::Error;
     } else {
       diags_.error(item.range, "unknown config key '" + item.key +
-                                   "' (max_strlen, max_map_keys, print_maps_on_exit, stack_mode)");
+                                   "' (max_strlen, max_map_keys, print_maps_on_exit, stack_mode, "
+                                   "missing_probes)");
     }
   }
   const ConfigOverrides &env = env_.config_env;
@@ -88,8 +96,11 @@ void TypeChecker::check_program(const Program &program) {
   check_config(program);
   for (const Probe *probe : program.probes)
     check_probe(*probe);
+  check_map_decls(program);
   for (auto &e : attach_errors_)
     diags_.error(e.range, e.message, e.note);
+  for (auto &w : skipped_probes_)
+    diags_.warning(w.range, w.message, w.note);
   // Reads of maps that no probe assigns, reported once every assignment has been seen.
   for (const MapRef *m : unknown_map_reads_)
     if (!info_.maps.count(m->name))
@@ -142,6 +153,15 @@ void TypeChecker::resolve_attach_points(const Probe &probe) {
       continue;
     }
     auto expanded = env_.expand_probe(r.probe);
+    if (!expanded && info_.config.missing_probes != MissingProbes::Error) {
+      // missing_probes = warn|ignore: the probe is left out, the others run.
+      if (info_.config.missing_probes == MissingProbes::Warn)
+        skipped_probes_.push_back({Severity::Warning, ap->range,
+                                   expanded.error().why.empty() ? expanded.error().what
+                                                                : expanded.error().why,
+                                   "skipped: missing_probes = warn"});
+      continue;
+    }
     if (!expanded) {
       Error &e = expanded.error();
       attach_errors_.push_back({Severity::Error, ap->range, e.why.empty() ? e.what : e.why, e.hint});
@@ -163,12 +183,7 @@ void TypeChecker::check_probe(const Probe &probe) {
   check_block(*probe.body);
 }
 
-void TypeChecker::check_block(const Block &block) {
-  scopes_.emplace_back();
-  for (const Stmt *s : block.stmts)
-    check_stmt(*s);
-  scopes_.pop_back();
-}
+void TypeChecker::check_block(const Block &block) { check_stmts(block.stmts); }
 
 void TypeChecker::check_stmt(const Stmt &stmt) {
   switch (stmt.kind) {
@@ -185,6 +200,9 @@ void TypeChecker::check_stmt(const Stmt &stmt) {
     break;
   case NodeKind::AssignVar:
     check_assign_var(static_cast<const AssignVar &>(stmt));
+    break;
+  case NodeKind::VarDecl:
+    check_var_decl(static_cast<const VarDecl &>(stmt));
     break;
   case NodeKind::Block:
     check_block(static_cast<const Block &>(stmt));
@@ -370,21 +388,37 @@ void TypeChecker::check_assign_var(const AssignVar &assign) {
     scopes_.back()[assign.var->name] = var;
   }
   info_.vars[assign.var] = var;
+  assign_var_type(var, t, *assign.value);
+  info_.types[assign.var] = var->type;
+}
+
+void TypeChecker::assign_var_type(VarInfo *var, const Type &t, const Expr &value) {
   if (t.is_none())
     return;
   Type st = storage_type(t);
-  if (var->type.is_none()) {
+  if (var->declared_type) {
+    // `let $x: uint16`: the value converts to the declared type (a literal must fit in it).
+    if (!var->type.compatible(st) && !(var->type.is_pointer() && st.is_scalar()))
+      diags_.error(value.range, "type mismatch for " + var->name + ": assigning " + st.name() +
+                                    " to a variable declared " + var->type.name());
+    else if (auto *lit = dyn_cast<IntLit>(&value); lit && var->type.kind == TypeKind::Int &&
+                                                     var->type.size < 8 && !lit->is_bool &&
+                                                     lit->value >> (var->type.size * 8 - var->type.is_signed))
+      diags_.error(value.range, "integer " + std::to_string(lit->value) + " does not fit in " +
+                                    var->type.name() + " (cast it to say so)");
+    return;
+  }
+  if (var->type.is_none() || (var->untyped_let && !st.is_int())) {
     var->type = st;
+    var->untyped_let = false;
     changed_ = true;
   } else if (!var->type.compatible(st)) {
-    diags_.error(assign.value->range, "type mismatch for " + var->name + ": assigning " +
-                                          st.name() + " to a variable that holds " +
-                                          var->type.name());
+    diags_.error(value.range, "type mismatch for " + var->name + ": assigning " + st.name() +
+                                  " to a variable that holds " + var->type.name());
   } else if (Type u = Type::unify(var->type, st); !(u == var->type)) {
     var->type = u;
     changed_ = true;
   }
-  info_.types[assign.var] = var->type;
 }
 
 bool TypeChecker::expect_int(const Expr &e, const Type &t, const std::string &what) {
@@ -479,17 +513,12 @@ Type TypeChecker::check_expr(const Expr &expr) {
   case NodeKind::Binary:
     t = check_binary(static_cast<const Binary &>(expr));
     break;
-  case NodeKind::Unary: {
-    auto &u = static_cast<const Unary &>(expr);
-    Type o = check_expr(*u.operand);
-    if (!expect_int(*u.operand, o, std::string("the operand of '") +
-                                       (u.op == UnaryOp::Neg ? "-" : u.op == UnaryOp::Not ? "!" : "~") +
-                                       "'"))
-      break;
-    t = u.op == UnaryOp::Not ? Type::boolean()
-                             : Type::integer(64, u.op == UnaryOp::Neg || o.is_signed);
+  case NodeKind::Unary:
+    t = check_unary(static_cast<const Unary &>(expr));
     break;
-  }
+  case NodeKind::BlockExpr:
+    t = check_block_expr(static_cast<const BlockExpr &>(expr));
+    break;
   case NodeKind::Ternary: {
     auto &te = static_cast<const Ternary &>(expr);
     expect_int(*te.cond, check_expr(*te.cond), "a condition");
@@ -628,18 +657,10 @@ Type TypeChecker::check_field_access(const FieldAccess &fa) {
   }
   Type record;
   if (base.is_pointer() && !base.elems.empty() && base.elems[0].is_record()) {
-    if (!fa.arrow) {
-      diags_.error(fa.range, "'" + base.name() + "' is a pointer: use -> to reach its field '" +
-                                 fa.field + "'");
-      return Type::none();
-    }
-    record = base.elems[0];
+    record = base.elems[0];  // `p.field` dereferences p, as `p->field` does (current bpftrace)
   } else if (base.is_record()) {
-    // `args->field` is the 0.17 spelling of `args.field`: allow -> on a record in the context.
-    if (fa.arrow && base.remote) {
-      diags_.error(fa.range, "'" + base.name() + "' is not a pointer: use . to reach its field");
-      return Type::none();
-    }
+    // `args->field` is the 0.17 spelling of `args.field`; current bpftrace takes -> as an
+    // alias of . everywhere.
     record = base;
   } else {
     diags_.error(fa.range, "cannot access field '" + fa.field + "' of a value of type " +
@@ -657,6 +678,8 @@ Type TypeChecker::check_field_access(const FieldAccess &fa) {
     diags_.error(fa.range, record.name() + " has no field '" + fa.field + "'");
     return Type::none();
   }
+  if (!record.remote && !check_args_field(fa, *field))
+    return Type::none();
   if (field->bit_size) {
     diags_.error(fa.range, "bit field '" + fa.field + "' cannot be read yet");
     return Type::none();
@@ -673,6 +696,8 @@ Type TypeChecker::check_cast(const Cast &cast) {
   Type operand = check_expr(*cast.operand);
   if (operand.is_none())
     return operand;
+  if (cast.is_array || operand.is_array())
+    return check_array_cast(cast, operand);
   if (!operand.is_scalar()) {
     diags_.error(cast.range, "cannot cast a value of type " + operand.name());
     return Type::none();
@@ -774,8 +799,14 @@ Type TypeChecker::check_index(const Index &x) {
   Type index = check_expr(*x.index);
   if (base.is_none() || index.is_none())
     return Type::none();
+  if (base.is_pointer()) {
+    // p[i] is *(p + i).
+    if (!expect_int(*x.index, index, "an index"))
+      return Type::none();
+    return pointee_type(x, base);
+  }
   if (!base.is_array()) {
-    diags_.error(x.range, "cannot index a value of type " + base.name() + " (only arrays)");
+    diags_.error(x.range, "cannot index a value of type " + base.name() + " (only arrays and pointers)");
     return Type::none();
   }
   if (!expect_int(*x.index, index, "an array index"))
@@ -792,7 +823,10 @@ Type TypeChecker::check_binary(const Binary &bin) {
   Type a = check_expr(*bin.lhs), b = check_expr(*bin.rhs);
   // A map read before any assignment typed it (`@n = @n + 1`, `@n++`) takes the other side's
   // integer type, as in bpftrace.
-  auto untyped_map = [&](const Expr *e, const Type &t) { return t.is_none() && isa<MapRef>(e); };
+  // So does a variable declared by `let $n;` before anything typed it (`$n += 1`).
+  auto untyped_map = [&](const Expr *e, const Type &t) {
+    return t.is_none() && (isa<MapRef>(e) || (isa<Var>(e) && info_.vars.count(e)));
+  };
   if (untyped_map(bin.lhs, a) && b.is_int())
     a = Type::integer(64, true);
   if (untyped_map(bin.rhs, b) && a.is_int())
@@ -812,6 +846,13 @@ Type TypeChecker::check_binary(const Binary &bin) {
   }
   if (is_comparison(bin.op) || bin.op == BinaryOp::LogicalAnd || bin.op == BinaryOp::LogicalOr)
     return Type::boolean();
+  // Pointer arithmetic as in C: p + n and p - n move by n elements; p - q counts elements.
+  if (a.is_pointer() && b.is_int() && (bin.op == BinaryOp::Add || bin.op == BinaryOp::Sub))
+    return a;
+  if (b.is_pointer() && a.is_int() && bin.op == BinaryOp::Add)
+    return b;
+  if (a.is_pointer() && b.is_pointer() && bin.op == BinaryOp::Sub)
+    return Type::integer(64, true);
   return Type::integer(64, a.is_signed || b.is_signed);
 }
 
@@ -857,9 +898,12 @@ Type TypeChecker::check_call(const Call &call, bool as_map_value) {
 Type TypeChecker::check_builtin_var(const Builtin &node) {
   const BuiltinInfo *b = find_builtin_var(node.name);
   if (!b) {
-    if (find_builtin_call(node.name))
+    if (find_builtin_call(node.name)) {
       diags_.error(node.range, "'" + node.name + "' is a function: call it as " + node.name + "()");
-    else
+    } else if (auto value = env_.kernel_enum ? env_.kernel_enum(node.name) : std::nullopt) {
+      info_.constants[&node] = static_cast<uint64_t>(*value);  // a kernel enumerator
+      return Type::integer(64, true);
+    } else
       diags_.error(node.range, "unknown identifier '" + node.name + "'");
     return Type::none();
   }

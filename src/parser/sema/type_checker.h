@@ -36,12 +36,32 @@ private:
   void check_stmt(const ast::Stmt &stmt);
   void check_assign_map(const ast::AssignMap &assign);
   void check_assign_var(const ast::AssignVar &assign);
+  // The statements of a block in a new scope; warns about those after a return or exit().
+  void check_stmts(const std::vector<ast::Stmt *> &stmts);
+  void check_stmts_in_scope(const std::vector<ast::Stmt *> &stmts);
+  void check_var_decl(const ast::VarDecl &decl);
+  Type check_block_expr(const ast::BlockExpr &block);
+  Type check_unary(const ast::Unary &u);
+  // What `*p` or `p[i]` reads: an integer, or a struct at the pointer's address.
+  Type pointee_type(const ast::Expr &at, const Type &pointer);
+  // `(int8[])"str"`, `(uint8[8])x`, `(uint64)$bytes`: the same bytes seen another way.
+  Type check_array_cast(const ast::Cast &cast, const Type &operand);
+  // Assigns a value of type `t` (the checked `value`) to `var`: the first typed assignment
+  // gives the variable its type, later ones must be compatible.
+  void assign_var_type(VarInfo *var, const Type &t, const ast::Expr &value);
+  // The type a `let $x: T` names, or none() after an error.
+  Type resolve_type_spec(const ast::TypeSpec &spec);
+  // Whether a statement always leaves its block (return, break, continue, exit()).
+  static bool terminates(const ast::Stmt &stmt);
+  void check_map_decls(const ast::Program &program);
   Type check_expr(const ast::Expr &expr);
   Type check_binary(const ast::Binary &bin);
   Type check_call(const ast::Call &call, bool as_map_value);
   Type check_map_key(const ast::MapRef &map);
   Type check_builtin_var(const ast::Builtin &node);
   Type check_field_access(const ast::FieldAccess &fa);
+  // `args.f` in a probe on several tracepoints: f must have one type in all of them.
+  bool check_args_field(const ast::FieldAccess &fa, const FieldLayout &field);
   Type check_cast(const ast::Cast &cast);
   Type check_type_query(const ast::TypeQuery &query);
   Type check_index(const ast::Index &index);
@@ -77,6 +97,7 @@ private:
   std::vector<const ast::MapRef *> unknown_map_reads_;
   // Attach point errors, found once and reported by every pass (only the last pass counts).
   std::vector<Diagnostic> &attach_errors_ = info_.attach_errors;
+  std::vector<Diagnostic> &skipped_probes_ = info_.skipped_probes;
   bool changed_ = false;
 
   friend struct BuiltinChecks;

@@ -1,0 +1,85 @@
+// Unary operators, and what pointers give: `*p`, `&$x`, `p[i]`, and casts between integer
+// arrays and the bytes of strings and integers.
+
+#include "type_checker.h"
+
+namespace rbt::sema {
+
+using namespace ast;
+
+Type TypeChecker::pointee_type(const Expr &at, const Type &pointer) {
+  const Type &pointee = pointer.elems.empty() ? Type::none() : pointer.elems[0];
+  if (pointee.is_int() || pointee.is_record() || pointee.is_pointer())
+    return pointee;
+  diags_.error(at.range, "cannot dereference " + pointer.name() +
+                             ": what it points to is unknown (cast it, e.g. (int32 *)p)");
+  return Type::none();
+}
+
+Type TypeChecker::check_unary(const Unary &u) {
+  Type o = check_expr(*u.operand);
+  if (o.is_none())
+    return o;
+  switch (u.op) {
+  case UnaryOp::Deref:
+    if (!o.is_pointer()) {
+      diags_.error(u.range, "cannot dereference a value of type " + o.name() + " (not a pointer)");
+      return Type::none();
+    }
+    return pointee_type(u, o);
+  case UnaryOp::AddrOf:
+    // The address of a scratch variable: its slot in BPF memory (kernel space).
+    if (!isa<Var>(u.operand) || !o.is_scalar()) {
+      diags_.error(u.range, "& takes the address of a scratch variable holding an integer or a "
+                            "pointer");
+      return Type::none();
+    }
+    return Type::pointer(o, false);
+  default:
+    break;
+  }
+  if (!expect_int(*u.operand, o, std::string("the operand of '") +
+                                     (u.op == UnaryOp::Neg ? "-" : u.op == UnaryOp::Not ? "!" : "~") +
+                                     "'"))
+    return Type::none();
+  return u.op == UnaryOp::Not ? Type::boolean()
+                              : Type::integer(64, u.op == UnaryOp::Neg || o.is_signed);
+}
+
+Type TypeChecker::check_array_cast(const Cast &cast, const Type &operand) {
+  auto int_type = [&]() {
+    const std::string &n = cast.type_name;
+    return n == "bool" ? Type::boolean()
+                       : Type::integer(std::stoi(n.substr(n[0] == 'u' ? 4 : 3)), n[0] != 'u');
+  };
+  if (cast.is_struct || cast.is_pointer) {
+    diags_.error(cast.range, "an integer array can only be cast to an integer");
+    return Type::none();
+  }
+  Type elem = int_type();
+  if (!cast.is_array) {
+    // (uint64)$bytes: an array of as many bytes as the integer.
+    if (operand.size != elem.size) {
+      diags_.error(cast.range, "cannot cast " + operand.name() + " (" +
+                                   std::to_string(operand.size) + " bytes) to " + elem.name() +
+                                   ": the sizes differ");
+      return Type::none();
+    }
+    return elem;
+  }
+  if (!operand.is_string() && !operand.is_int() && !operand.is_array()) {
+    diags_.error(cast.range, "cannot cast " + operand.name() + " to an array");
+    return Type::none();
+  }
+  uint32_t count = cast.array_count ? cast.array_count : operand.size / elem.size;
+  if (count == 0 || count * elem.size != operand.size) {
+    diags_.error(cast.range, "cannot cast " + operand.name() + " (" +
+                                 std::to_string(operand.size) + " bytes) to " + elem.name() + "[" +
+                                 (cast.array_count ? std::to_string(cast.array_count) : "") +
+                                 "]: the sizes differ");
+    return Type::none();
+  }
+  return Type::array(elem, count);
+}
+
+}  // namespace rbt::sema
