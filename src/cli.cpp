@@ -1,0 +1,309 @@
+// rbt: command-line parsing; everything else is the driver's.
+
+#include <getopt.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cli.h"
+#include "driver.h"
+#include "formats.h"
+#include "listing.h"
+#include "options.h"
+#include "profile_commands.h"
+#include "script_text.h"
+#include "tools.h"
+
+namespace {
+
+const char *kUsage = R"(usage: rbt [options] PROGRAM-FILE [ARGS...]
+       rbt [options] -e 'PROGRAM' [ARGS...]
+       rbt TOOL [-p PID | -c 'COMMAND'] [options] [ARGS...]   (a stdlib tool, by name)
+       rbt --list-tools
+       rbt record [-p PID | -c 'COMMAND'] [-F HZ] [--off-cpu] [--io] [--faults] [--gc] [-o FILE]
+       rbt report [-f text|firefox|pprof|speedscope|folded|svg] [-o OUT] [--lines] [FILE]
+
+A tracing language for Linux: bpftrace's language, plus Ruby stacks (rstack).
+
+options:
+  -e PROGRAM       run PROGRAM given on the command line ('-' as the file reads stdin)
+  -c 'COMMAND'     run COMMAND with probes attached before it starts; exit when it exits
+  -p PID           uprobes/USDT in process PID only; exit when it exits
+  -o FILE          write output to FILE instead of stdout (.folded, .pb.gz, .pprof,
+                   .speedscope.json, .svg: that profile format when -f is not given)
+  -f FORMAT        output format: text (default), json, or a profile of the stack maps:
+                   folded, pprof, speedscope, svg (see profiles below)
+  -q               quiet: no "Attached N probes" banner
+  -k               warn when a probe_read helper fails (file:line:col: WARNING: ...)
+  -v               verbose: libbpf messages and the verifier log on errors
+  -l [PATTERN]     list probes matching PATTERN (with -v: tracepoint fields, USDT arguments)
+  -d WHAT          dump a stage: ast, types, ir, ir-opt, asm, verifier (repeatable)
+  --dry-run        compile, load and verify, then exit without attaching
+  --emit-elf FILE  write the compiled BPF object to FILE
+  --unsafe         allow unsafe functions (system) and uprobes rbt cannot prove
+                   to be on an instruction boundary
+  --sum-unit UNIT  profiles: what sum() maps add up (nanoseconds, bytes, ...; default count)
+  --list-tools     list the stdlib tools run by name (rbt rubyprofile -p PID) and their purpose
+  -V, --version    print the version
+  -h, --help       print this help
+
+profiles:
+  Maps keyed by kstack, ustack or rstack (alone or with comm, pid, ... in a tuple) with count()
+  or sum() values are written at exit as a profile: -f folded (flamegraph.pl, inferno,
+  speedscope), pprof (go tool pprof, Pyroscope, Grafana; gzipped), speedscope (speedscope.app),
+  svg (an interactive flamegraph for any browser). -o FILE picks the format from its extension
+  (.folded, .pb.gz or .pprof, .speedscope.json, .svg) when -f is not given. --sum-unit names
+  the unit of sum() values (e.g. nanoseconds of off-CPU time). The profile goes to
+  -o FILE (else stdout); printf and print() output goes to stdout as text (stderr without -o).
+
+examples:
+  rbt -e 'BEGIN { printf("hello\n"); exit(); }'
+  rbt -e 'tracepoint:syscalls:sys_enter_openat { @[comm] = count(); }'
+  rbt -e 'profile:hz:99 { @[cpu] = count(); } interval:s:1 { exit(); }'
+  rbt -c 'ruby app.rb' -e 'profile:hz:99 /pid == cpid/ { @[rstack] = count(); }'
+  rbt -e 'profile:hz:99 { @[pid, rstack] = count(); }'   # every Ruby, started before or after
+  rbt -c 'ruby app.rb' -e 'profile:hz:99 /pid == cpid/ { @[rstack] = count(); }' -o app.svg
+  rbt -c 'ruby app.rb' -e 'profile:hz:99 /strcontains(rstack, "index")/ { @[rlabel(-3)] = count(); }'
+  rbt -c 'ruby app.rb' -e 'profile:hz:99 /pid == cpid/ { @[rstack(native)] = count(); }'
+      (one stack: Ruby frames, the C extension and libc frames under them, kernel frames;
+       nstack alone is the native stack unwound by DWARF CFI, exact without frame pointers)
+  rbt record -c 'ruby app.rb' --off-cpu   (then: rbt report, or profiler.firefox.com)
+
+Ruby frames: rlabel([stack, ]i), rpath([stack, ]i), rline([stack, ]i): the frame i from the
+leaf (0, 1, ...) or the root (-1, -2, ...); strcontains(rstack, "text"): a frame's label has it.
+
+Options come before a script file; the words after it are its $1..$N.
+Tools: `rbt rubyprofile -c 'ruby app.rb'` runs stdlib/rubyprofile.rbt; the header of each tool
+(its source, see --list-tools) explains its arguments and output.
+)";
+
+// The profile formats -f takes for stack maps (firefox and text tables belong to rbt report).
+bool is_map_profile_format(std::string_view name) {
+  using rbt::profile::Format;
+  auto f = rbt::profile::format_from_name(name);
+  return f && (*f == Format::Folded || *f == Format::Pprof || *f == Format::Speedscope ||
+               *f == Format::Svg);
+}
+
+int usage_error(const std::string &message) {
+  fprintf(stderr, "rbt: error: %s\nhint: see 'rbt --help'\n", message.c_str());
+  return 2;
+}
+
+}  // namespace
+
+int rbt::cli_main(int argc, char **argv) {
+  optind = 0;  // getopt starts afresh (the fuzzer calls this again and again)
+  // Subcommands (see `rbt record --help`, `rbt report --help`).
+  if (argc > 1 && strcmp(argv[1], "record") == 0)
+    return rbt::record_main(argc - 1, argv + 1);
+  if (argc > 1 && strcmp(argv[1], "report") == 0)
+    return rbt::report_main(argc - 1, argv + 1);
+  rbt::Options opts;
+  bool have_program = false;
+  std::string tool_name;  // the script's file or tool name as given
+  bool format_given = false;
+  enum { kDryRun = 256, kEmitElf, kUnsafe, kInfo, kSumUnit, kListTools };
+  static const option long_options[] = {
+      {"help", no_argument, nullptr, 'h'},      {"version", no_argument, nullptr, 'V'},
+      {"dry-run", no_argument, nullptr, kDryRun}, {"emit-elf", required_argument, nullptr, kEmitElf},
+      {"unsafe", no_argument, nullptr, kUnsafe},
+      {"sum-unit", required_argument, nullptr, kSumUnit},
+      {"list-tools", no_argument, nullptr, kListTools}, {nullptr, 0, nullptr, 0},
+  };
+  opterr = 0;
+  int c;
+  // Options may follow the script file, as with bpftrace (`rbt script.rbt -c cmd`); a
+  // script's own arguments that start with '-' go after `--`.
+  while ((c = getopt_long(argc, argv, "e:c:p:o:f:d:qvhVlk", long_options, nullptr)) != -1) {
+    switch (c) {
+    case 'e':
+      opts.program_text = optarg;
+      opts.program_name = "stdin";
+      have_program = true;
+      break;
+    case 'c':
+      // An empty command would run nothing and leave every probe unscoped.
+      if (optarg[strspn(optarg, " \t\n")] == '\0')
+        return usage_error("-c needs a command, not an empty string");
+      opts.command = optarg;
+      break;
+    case 'p': {
+      // A pid_t is 32 bits: 4294967297 must not wrap to PID 1, nor a huge number to -1 (every
+      // process), so anything strtol cannot hold or a pid_t cannot hold is refused.
+      char *end = nullptr;
+      errno = 0;
+      long pid = strtol(optarg, &end, 10);
+      if (*optarg == '\0' || *end != '\0' || errno == ERANGE || pid <= 0 || pid > INT32_MAX)
+        return usage_error(std::string("-p needs a process id, not '") + optarg + "'");
+      opts.pid = static_cast<pid_t>(pid);
+      break;
+    }
+    case 'o': opts.output_file = optarg; break;
+    case 'f':
+      format_given = true;
+      opts.profile_format.clear();
+      if (strcmp(optarg, "text") == 0)
+        opts.format = rbt::OutputFormat::Text;
+      else if (strcmp(optarg, "json") == 0)
+        opts.format = rbt::OutputFormat::Json;
+      else if (is_map_profile_format(optarg))
+        opts.profile_format = optarg;
+      else
+        return usage_error(std::string("unknown output format '") + optarg +
+                           "' (text, json, folded, pprof, speedscope or svg)");
+      break;
+    case 'd': {
+      static const char *kDumps[] = {"ast", "types", "ir", "ir-opt", "asm", "verifier"};
+      bool known = false;
+      for (auto *d : kDumps)
+        known = known || strcmp(optarg, d) == 0;
+      if (!known)
+        return usage_error(std::string("unknown dump '") + optarg +
+                           "' (ast, types, ir, ir-opt, asm or verifier)");
+      opts.dumps.push_back(optarg);
+      break;
+    }
+    case 'q': opts.quiet = true; break;
+    case 'v': opts.verbose = true; break;
+    case 'l': opts.list = true; break;
+    case 'k': opts.warn_failed_reads = true; break;
+    case kDryRun: opts.dry_run = true; break;
+    case kEmitElf: opts.emit_elf = optarg; break;
+    case kUnsafe: opts.unsafe = true; break;
+    case kSumUnit: {
+      static const char *kUnits[] = {"count", "nanoseconds", "microseconds", "milliseconds",
+                                     "seconds", "bytes"};
+      bool known = false;
+      for (auto *u : kUnits)
+        known = known || strcmp(optarg, u) == 0;
+      if (!known)
+        return usage_error(std::string("unknown --sum-unit '") + optarg +
+                           "' (count, nanoseconds, microseconds, milliseconds, seconds or bytes)");
+      opts.sum_unit = optarg;
+      break;
+    }
+    case kListTools:
+      if (rbt::list_tools(stdout) == 0) {
+        fprintf(stderr, "rbt: error: no stdlib tools found\nhint: looked in");
+        for (const auto &d : rbt::tool_dirs())
+          fprintf(stderr, " %s", d.c_str());
+        fprintf(stderr, "; set RBT_TOOLS_DIR to the stdlib directory\n");
+        return 1;
+      }
+      return 0;
+    case 'h': fputs(kUsage, stdout); return 0;
+    case 'V': printf("rbt v%s\n", RBT_VERSION); return 0;
+    case '?':
+    default:
+      if (optopt)
+        return usage_error(std::string("option -") + static_cast<char>(optopt) +
+                           (strchr("ecpofd", optopt) ? " needs an argument" : " is not known"));
+      return usage_error(std::string("option '") + argv[optind - 1] + "' is not known");
+    }
+  }
+  // bpftrace refuses both at once too; rbt would otherwise scope probes to one and drop the other.
+  if (opts.pid != -1 && !opts.command.empty())
+    return usage_error("-p and -c cannot be used together (trace one process: a PID or a command)");
+  // -o app.svg without -f: the extension names the profile format.
+  if (!format_given && !opts.output_file.empty())
+    if (auto f = rbt::profile::format_from_path(opts.output_file))
+      if (is_map_profile_format(rbt::profile::format_name(*f)))
+        opts.profile_format = rbt::profile::format_name(*f);
+  if (opts.list) {
+    // rbt -l [pattern]: the pattern is the first positional argument; -e plays no part.
+    if (optind < argc)
+      opts.list_pattern = argv[optind++];
+    if (optind < argc)
+      return usage_error(std::string("-l takes one pattern; '") + argv[optind] + "' is extra");
+    auto s = rbt::runtime::list_probes(opts.list_pattern, opts.pid, opts.verbose, stdout);
+    if (!s) {
+      const rbt::Error &e = s.error();
+      fprintf(stderr, "rbt: error: %s%s%s\n", e.what.c_str(), e.what.empty() ? "" : ": ",
+              e.why.c_str());
+      if (!e.hint.empty())
+        fprintf(stderr, "hint: %s\n", e.hint.c_str());
+      return 1;
+    }
+    if (fflush(stdout) != 0 || ferror(stdout)) {  // a full disk or /dev/full: not a silent 0
+      fprintf(stderr, "rbt: error: writing output: %s\n", strerror(errno ? errno : EIO));
+      return 1;
+    }
+    return 0;
+  }
+  if (!have_program) {
+    if (optind >= argc)
+      return usage_error("no program given (use -e 'PROGRAM' or a script file)");
+    std::string path = argv[optind++];
+    tool_name = path;
+    std::optional<std::string> text;
+    if (path == "-") {
+      text = rbt::read_script_text(std::cin);
+      opts.program_name = "stdin";
+    } else {
+      // A word that is no file but the name of a stdlib tool runs the tool (rbt rubyprofile).
+      std::error_code ec;
+      if (!std::filesystem::exists(path, ec))
+        if (auto tool = rbt::find_tool(path))
+          path = *tool;
+      std::ifstream in(path);
+      if (!in && errno == ENOENT && path.find('/') == std::string::npos) {
+        std::string message = "'" + path + "' is neither a script file nor a stdlib tool";
+        auto close = rbt::close_tool_names(path);
+        if (!close.empty()) {
+          message += " (did you mean:";
+          for (const auto &n : close)
+            message += " " + n;
+          message += "?)";
+        }
+        fprintf(stderr, "rbt: error: %s\nhint: 'rbt --list-tools' lists the tools\n", message.c_str());
+        return 2;
+      }
+      if (!in) {
+        fprintf(stderr, "rbt: error: reading %s: %s\nhint: check the script's path\n", path.c_str(),
+                strerror(errno));
+        return 1;
+      }
+      text = rbt::read_script_text(in);
+      opts.program_name = path;
+    }
+    if (!text) {
+      fprintf(stderr, "rbt: error: reading %s: %s\nhint: give a script file\n",
+              opts.program_name.c_str(), rbt::script_too_long_message().c_str());
+      return 1;
+    }
+    opts.program_text = std::move(*text);
+  }
+  for (int i = optind; i < argc; i++)
+    opts.args.push_back(argv[i]);
+  // A script's header may declare defaults for the arguments it was not given, and that it
+  // attaches to one process only.
+  if (!opts.program_text.empty() && opts.program_name != "stdin") {
+    if (rbt::tool_needs_target(opts.program_text) && opts.pid < 0 && opts.command.empty() &&
+        !opts.dry_run)
+      return usage_error(tool_name + " attaches to one process only (its USDT probes "
+                         "slow every process they reach): give -p PID or -c 'COMMAND'");
+    auto defaults = rbt::tool_defaults(opts.program_text);
+    for (size_t i = opts.args.size(); i < defaults.size(); i++)
+      opts.args.push_back(defaults[i]);
+    // A tool whose argument is a syscall takes its name (write) as well as its number.
+    if (size_t n = rbt::tool_syscall_argument(opts.program_text); n && n <= opts.args.size()) {
+      std::string &arg = opts.args[n - 1];
+      if (!arg.empty() && arg.find_first_not_of("-0123456789") != std::string::npos) {
+        auto nr = rbt::syscall_number(arg);
+        if (!nr)
+          return usage_error("'" + arg + "' is not a syscall name (" + tool_name +
+                             " takes a name such as write, or a number)");
+        arg = std::to_string(*nr);
+      }
+    }
+  }
+  return rbt::run_driver(opts);
+}
