@@ -416,8 +416,8 @@ std::optional<int64_t> TypeChecker::const_int(const Expr &e) {
   if (auto *lit = dyn_cast<IntLit>(&e))
     return static_cast<int64_t>(lit->value);
   if (auto *u = dyn_cast<Unary>(&e); u && u->op == UnaryOp::Neg)
-    if (auto v = const_int(*u->operand))
-      return -*v;
+    if (auto v = const_int(*u->operand))  // wraps: -(-9223372036854775808) is UB in int64
+      return static_cast<int64_t>(0 - static_cast<uint64_t>(*v));
   return std::nullopt;
 }
 
