@@ -17,6 +17,7 @@
 
 #include "formats.h"
 #include "listing.h"
+#include "script_text.h"
 #include "tools.h"
 
 namespace {
@@ -240,9 +241,9 @@ std::optional<int> parse_command_line(int argc, char **argv, Options &opts) {
       return usage_error("no program given (use -e 'PROGRAM' or a script file)");
     std::string path = argv[optind++];
     tool_name = path;
-    std::stringstream text;
+    std::optional<std::string> text;
     if (path == "-") {
-      text << std::cin.rdbuf();
+      text = read_script_text(std::cin);
       opts.program_name = "stdin";
     } else {
       // A word that is no file but the name of a stdlib tool runs the tool (rbt rubyprofile).
@@ -268,10 +269,15 @@ std::optional<int> parse_command_line(int argc, char **argv, Options &opts) {
                 strerror(errno));
         return 1;
       }
-      text << in.rdbuf();
+      text = read_script_text(in);
       opts.program_name = path;
     }
-    opts.program_text = text.str();
+    if (!text) {
+      fprintf(stderr, "rbt: error: reading %s: %s\nhint: give a script file\n",
+              opts.program_name.c_str(), script_too_long_message().c_str());
+      return 1;
+    }
+    opts.program_text = std::move(*text);
   }
   for (int i = optind; i < argc; i++)
     opts.args.push_back(argv[i]);

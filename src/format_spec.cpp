@@ -28,13 +28,24 @@ ParsedFormat parse_format(const std::string &f) {
     size_t j = i + 1;
     while (j < f.size() && strchr("-+ #0", f[j]))
       spec += f[j++];
-    while (j < f.size() && isdigit(static_cast<unsigned char>(f[j])))
-      spec += f[j++];
-    if (j < f.size() && f[j] == '.') {
-      spec += f[j++];
+    // Width and precision: C's printf takes an int and fails beyond it (bpftrace aborted on
+    // %99999999999999999999d); a field wider than kMaxFieldWidth is surely a mistake.
+    auto number = [&](const char *what) {
+      size_t start = j;
       while (j < f.size() && isdigit(static_cast<unsigned char>(f[j])))
         spec += f[j++];
+      if (j - start > 5 || (j > start && std::stoul(f.substr(start, j - start)) > kMaxFieldWidth))
+        out.error = std::string(what) + " " + f.substr(start, j - start) + " is too large (at most " +
+                    std::to_string(kMaxFieldWidth) + ")";
+    };
+    number("width");
+    if (j < f.size() && f[j] == '.') {
+      spec += f[j++];
+      if (out.error.empty())
+        number("precision");
     }
+    if (!out.error.empty())
+      return out;
     // Integers travel as 64 bits; the length modifier says how many of them print.
     std::string length;
     while (j < f.size() && strchr("hljzt", f[j]))

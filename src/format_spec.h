@@ -26,6 +26,9 @@ struct ParsedFormat {
   size_t conversions() const;
 };
 
+// The largest width or precision a conversion may give (%65535d).
+constexpr unsigned long kMaxFieldWidth = 65535;
+
 ParsedFormat parse_format(const std::string &format);
 
 // Whether a value of `type` may be printed by `conversion`: integer conversions take integers

@@ -19,6 +19,7 @@
 #include "profile_commands.h"
 #include "record_script.h"
 #include "recorder.h"
+#include "script_text.h"
 
 namespace rbt {
 
@@ -158,9 +159,13 @@ int record_main(int argc, char **argv) {
               argv[optind], strerror(errno));
       return 1;
     }
-    std::stringstream text;
-    text << in.rdbuf();
-    extra = text.str();
+    auto text = read_script_text(in);
+    if (!text) {
+      fprintf(stderr, "rbt: error: reading %s: %s\nhint: give a script file\n", argv[optind],
+              script_too_long_message().c_str());
+      return 1;
+    }
+    extra = std::move(*text);
     extra_name = argv[optind];
   }
   if (opts.pid > 0 && !opts.command.empty())

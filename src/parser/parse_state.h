@@ -2,9 +2,12 @@
 // State shared by the Flex lexer and the Bison parser during one parse (internal to the parser
 // library: only lexer.l, parser.yy and parse.cpp include it).
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <type_traits>
+#include <unordered_map>
 #include <vector>
 
 #include "ast_context.h"
@@ -12,6 +15,13 @@
 #include "source.h"
 
 namespace rbt {
+
+// How deeply statements and expressions may nest. Every pass after the parser (the AST
+// printer, the type checker, codegen) recurses once per level, so an unbounded tree overflows
+// the C++ stack (30,000 nested `if`, 100,000 `1 + 1 + ...`); the parser, whose own stack is on
+// the heap, refuses such a tree with a caret error instead. No script written by hand nests
+// anywhere near this.
+constexpr uint32_t kMaxNesting = 1000;
 
 struct ParseState {
   ParseState(const SourceFile &source, ast::ASTContext &ctx, DiagnosticEngine &diags)
@@ -56,9 +66,54 @@ struct ParseState {
   // `_ = expr` discards a value; any other name on the left is an error.
   void check_discard(const SourceRange &range, const std::string &name);
 
+  // Makes a node and records its nesting depth: one more than its deepest child's (a block
+  // adds none: the statement that owns it already counted).
   template <typename T, typename... Args> T *make(const SourceRange &r, Args &&...args) {
-    return ctx.make<T>(r, std::forward<Args>(args)...);
+    uint32_t below = std::max({uint32_t{0}, depth_of(args)...});
+    T *node = ctx.make<T>(r, std::forward<Args>(args)...);
+    note_depth(node, below + (std::is_same_v<T, ast::Block> ? 0 : 1),
+               !std::is_base_of_v<ast::Expr, T>);
+    return node;
   }
+
+  // A block that is a statement by itself (`{ { ... } }`) is a level of nesting, as the
+  // statement that owns a block (if, while) is.
+  ast::Block *nest(ast::Block *block) {
+    note_depth(block, depth_[block] + 1);
+    return block;
+  }
+
+private:
+  void note_depth(const ast::Node *node, uint32_t d, bool statement = true) {
+    depth_[node] = d;
+    if (d > kMaxNesting && !too_deep_) {
+      too_deep_ = true;
+      diags.error(node->range, std::string(statement ? "statements nest" : "expression nests") +
+                                   " too deeply (more than " + std::to_string(kMaxNesting) +
+                                   " levels)");
+    }
+  }
+
+  template <typename A> uint32_t depth_of(const A &arg) const {
+    using D = std::decay_t<A>;
+    if constexpr (std::is_pointer_v<D> &&
+                  std::is_base_of_v<ast::Node, std::remove_cv_t<std::remove_pointer_t<D>>>) {
+      auto it = arg ? depth_.find(arg) : depth_.end();
+      return it == depth_.end() ? 0 : it->second;
+    } else if constexpr (is_node_vector<D>::value) {
+      uint32_t d = 0;
+      for (auto *n : arg)
+        d = std::max(d, depth_of(n));
+      return d;
+    } else {
+      return 0;
+    }
+  }
+  template <typename V> struct is_node_vector : std::false_type {};
+  template <typename N> struct is_node_vector<std::vector<N *>> : std::is_base_of<ast::Node, N> {};
+
+  std::unordered_map<const ast::Node *, uint32_t> depth_;
+  bool too_deep_ = false;
 };
 
 // Decodes a string literal's escapes (\n \t \\ \" \0NN \xHH); reports bad ones.

@@ -1,12 +1,13 @@
 #include "events.h"
 
+#include <signal.h>
+
 #include <cerrno>
 #include <cstring>
 #include <ctime>
-#include <fstream>
 #include <optional>
-#include <sstream>
 
+#include "cat_file.h"
 #include "maps.h"
 #include "output/printf.h"
 #include "output/value_format.h"
@@ -52,15 +53,17 @@ std::string run_command(const std::string &command) {
   return out;
 }
 
+// cat()'s text, with a warning when the file cannot be read or is cut (cat_file.h).
 std::optional<std::string> read_file(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    warn("cat(\"" + path + "\"): " + strerror(errno));
+  CatResult r = cat_file(path);
+  if (!r.error.empty() && r.text.empty()) {
+    warn("cat(\"" + path + "\"): " + r.error);
     return std::nullopt;
   }
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  if (r.truncated)
+    warn("cat(\"" + path + "\"): printed its first " + std::to_string(kMaxCatBytes) +
+         " bytes only");
+  return std::move(r.text);
 }
 
 // A sample() or marker() event as text, for scripts run without a recorder: its fields, then
@@ -120,10 +123,53 @@ Status EventReader::open(const bpf_map *ringbuf) {
 
 int EventReader::epoll_fd() const { return ring_buffer__epoll_fd(rb_); }
 
-int EventReader::drain() { return ring_buffer__consume(rb_); }
+void EventReader::drain(const Limit &limit) {
+  limit_ = limit;
+  next_check_ns_ = 0;
+  discarding_ = false;
+  ring_buffer__consume(rb_);  // < 0 when on_event stopped it: the rest stays queued
+}
+
+namespace {
+uint64_t monotonic_ns() {
+  timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<uint64_t>(t.tv_sec) * 1000000000ull + static_cast<uint64_t>(t.tv_nsec);
+}
+
+// The driver blocks SIGINT and SIGTERM (they are read from a signalfd), so one that arrived
+// is pending until the session's loop reads it.
+bool interrupt_pending() {
+  sigset_t pending;
+  return sigpending(&pending) == 0 &&
+         (sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1);
+}
+}  // namespace
+
+bool EventReader::limit_reached() {
+  uint64_t now = monotonic_ns();
+  if (now < next_check_ns_)
+    return false;
+  next_check_ns_ = now + 5000000;  // 5 ms: sigpending is a system call
+  return (limit_.deadline_ns && now >= limit_.deadline_ns) || interrupt_pending();
+}
 
 int EventReader::on_event(void *self, void *data, size_t size) {
-  static_cast<EventReader *>(self)->handle(static_cast<const uint8_t *>(data), size);
+  auto *r = static_cast<EventReader *>(self);
+  auto *bytes = static_cast<const uint8_t *>(data);
+  uint64_t id = 0;
+  if (size >= 8)
+    memcpy(&id, bytes, 8);
+  if (r->discarding_ && id >= static_cast<uint64_t>(EventId::FirstAction)) {
+    r->discarded_++;
+    return 0;
+  }
+  r->handle(bytes, size);
+  if (!r->discarding_ && r->limit_reached()) {
+    if (!r->limit_.discard_late)
+      return -EINTR;  // stop here; ring_buffer__consume returns
+    r->discarding_ = true;
+  }
   return 0;
 }
 

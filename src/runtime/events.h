@@ -28,8 +28,21 @@ public:
 
   Status open(const bpf_map *ringbuf);
   int epoll_fd() const;
-  // Handles every pending event; returns how many.
-  int drain();
+
+  // How long one drain may go on. A print() of a large map can take longer than the interval
+  // that asks for it, so events may arrive faster than they are carried out: an unbounded
+  // drain then never returned, and Ctrl-C went unread.
+  struct Limit {
+    uint64_t deadline_ns = 0;   // CLOCK_MONOTONIC; 0: none
+    // Past the deadline, or once SIGINT/SIGTERM is pending: false returns, leaving the rest
+    // queued; true drops the rest, counted in discarded() (the last drain, after Ctrl-C).
+    bool discard_late = false;
+  };
+  // Handles pending events until none is left or the limit stops it.
+  void drain(const Limit &limit);
+  void drain() { drain(Limit{}); }
+  // Events dropped by a drain with discard_late (printed by no one: the caller says so).
+  uint64_t discarded() const { return discarded_; }
 
   bool exit_requested() const { return exit_requested_; }
   // Called for EventId::NewProcess: a process whose stacks we will print was first seen.
@@ -41,6 +54,8 @@ public:
 private:
   static int on_event(void *self, void *data, size_t size);
   void handle(const uint8_t *data, size_t size);
+  // Whether the drain's limit has been reached (checked every few milliseconds).
+  bool limit_reached();
   void run_action(size_t index, const uint8_t *payload);
 
   const Manifest &manifest_;
@@ -50,6 +65,10 @@ private:
   ring_buffer *rb_ = nullptr;
   bool exit_requested_ = false;
   int exit_code_ = 0;
+  Limit limit_;
+  uint64_t next_check_ns_ = 0;
+  bool discarding_ = false;
+  uint64_t discarded_ = 0;
 };
 
 }  // namespace rbt::runtime

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -146,6 +147,60 @@ Status zero_map(const bpf_map *map, const MapDesc &desc) {
   return Ok{};
 }
 
+namespace {
+
+// Calls `fn(key, value)` for every entry of the map: in batches (one system call per few
+// thousand entries; key by key, a 60,000-key map took two system calls per key), or key by
+// key where the kernel has no batch lookup for the map's type. `value_size` is the whole
+// value as the kernel copies it out (every CPU's copy of a per-CPU map).
+Status for_each_entry(int fd, size_t key_size, size_t value_size, const MapDesc &desc,
+                      const std::function<void(const uint8_t *, const uint8_t *)> &fn) {
+  // Hash maps' batch position is a 4-byte bucket index; other maps' is a key.
+  std::vector<uint8_t> in(std::max<size_t>(key_size, 8)), out(in.size());
+  uint32_t batch = 4096;
+  std::vector<uint8_t> keys, values;
+  LIBBPF_OPTS(bpf_map_batch_opts, opts);
+  for (bool first = true;;) {
+    keys.resize(batch * key_size);
+    values.resize(batch * value_size);
+    uint32_t count = batch;
+    int rc = bpf_map_lookup_batch(fd, first ? nullptr : in.data(), out.data(), keys.data(),
+                                  values.data(), &count, &opts);
+    int err = rc ? errno : 0;
+    if (err && err != ENOENT && count == 0) {
+      if (err == ENOSPC && batch < (1u << 20)) {  // one hash bucket holds more than `batch`
+        batch *= 2;
+        continue;
+      }
+      if (first)
+        break;  // no batch operation here (EINVAL, ENOTSUPP): key by key below
+      return make_error("reading map " + desc.name, strerror(err), {}, err);
+    }
+    for (uint32_t i = 0; i < count; i++)
+      fn(keys.data() + i * key_size, values.data() + i * value_size);
+    if (err == ENOENT)
+      return Ok{};  // the last batch
+    if (err)
+      return make_error("reading map " + desc.name, strerror(err), {}, err);
+    in = out;
+    first = false;
+  }
+  std::vector<uint8_t> key(key_size), next(key_size), value(value_size);
+  for (bool first = true;; first = false) {
+    if (bpf_map_get_next_key(fd, first ? nullptr : key.data(), next.data()) != 0) {
+      if (errno == ENOENT)
+        return Ok{};
+      int err = errno;
+      return make_error("reading map " + desc.name, strerror(err), {}, err);
+    }
+    key = next;
+    if (bpf_map_lookup_elem(fd, key.data(), value.data()) == 0)  // else deleted meanwhile
+      fn(key.data(), value.data());
+  }
+}
+
+}  // namespace
+
 Result<MapSnapshot> snapshot_map(const bpf_map *map, const MapDesc &desc) {
   MapSnapshot snap;
   snap.desc = &desc;
@@ -153,51 +208,41 @@ Result<MapSnapshot> snapshot_map(const bpf_map *map, const MapDesc &desc) {
   size_t key_size = desc.bpf_key_size();
   int ncpus = desc.per_cpu() ? libbpf_num_possible_cpus() : 1;
   size_t stride = desc.per_cpu() ? (desc.bpf_value_size() + 7) / 8 * 8 : desc.bpf_value_size();
-  std::vector<uint8_t> key(key_size), next(key_size), value(stride * ncpus);
   std::map<std::vector<uint8_t>, size_t> hist_index;  // user key → entry
+  bool zeroed = zeroed_arrays.count(fd) != 0;
 
-  bool first = true;
-  for (;;) {
-    int rc = bpf_map_get_next_key(fd, first ? nullptr : key.data(), next.data());
-    if (rc != 0) {
-      if (errno == ENOENT)
-        break;
-      int err = errno;
-      return make_error("reading map " + desc.name, strerror(err), {}, err);
-    }
-    first = false;
-    key = next;
-    if (bpf_map_lookup_elem(fd, key.data(), value.data()) != 0)
-      continue;  // deleted between the two calls
-    if (desc.is_array() && std::all_of(value.begin(), value.end(), [](uint8_t b) { return !b; }) &&
-        (desc.value.is_histogram() || !zeroed_arrays.count(fd)))
-      continue;  // a slot never written (MapDesc::is_array)
+  auto add = [&](const uint8_t *key, const uint8_t *value) {
+    if (desc.is_array() && std::all_of(value, value + stride * ncpus, [](uint8_t b) { return !b; }) &&
+        (desc.value.is_histogram() || !zeroed))
+      return;  // a slot never written (MapDesc::is_array)
     std::vector<uint8_t> user_key;
     if (!desc.key.is_none())
-      user_key.assign(key.begin(), key.begin() + desc.key.size);
+      user_key.assign(key, key + desc.key.size);
 
     if (desc.value.is_histogram()) {
-      uint64_t bucket = desc.is_array() ? load_u32(key.data()) : load_u64(key.data() + desc.bucket_offset());
+      uint64_t bucket = desc.is_array() ? load_u32(key) : load_u64(key + desc.bucket_offset());
       auto [it, inserted] = hist_index.try_emplace(user_key, snap.entries.size());
       if (inserted)
         snap.entries.push_back({user_key, std::vector<uint8_t>(bucket_count(desc.value) * 8)});
       if (bucket < bucket_count(desc.value)) {
         auto &e = snap.entries[it->second];
-        uint64_t count = load_u64(merge_cpus(desc.value, value.data(), stride, ncpus).data());
+        uint64_t count = load_u64(merge_cpus(desc.value, value, stride, ncpus).data());
         store_u64(e.value, bucket, e.u64(bucket) + count);
       }
-      continue;
+      return;
     }
     MapEntry e;
     e.key = std::move(user_key);
     if (desc.per_cpu())
-      e.value = merge_cpus(desc.value, value.data(), stride, ncpus);
+      e.value = merge_cpus(desc.value, value, stride, ncpus);
     else
-      e.value.assign(value.begin(), value.begin() + desc.bpf_value_size());
+      e.value.assign(value, value + desc.bpf_value_size());
     snap.entries.push_back(std::move(e));
-  }
+  };
+  if (auto s = for_each_entry(fd, key_size, stride * ncpus, desc, add); !s)
+    return s.error();
   // A histogram zero() has set still has its (empty) entry, as its hash keys would.
-  if (desc.is_array() && desc.value.is_histogram() && snap.entries.empty() && zeroed_arrays.count(fd))
+  if (desc.is_array() && desc.value.is_histogram() && snap.entries.empty() && zeroed)
     snap.entries.push_back({{}, std::vector<uint8_t>(bucket_count(desc.value) * 8)});
   return snap;
 }

@@ -365,8 +365,8 @@ void Session::announce() {
     fprintf(stderr, "__rbt_attached__\n");
 }
 
-void Session::drain_events() {
-  events_->drain();
+void Session::drain_events(const EventReader::Limit &limit) {
+  events_->drain(limit);
   if (uint64_t n = lost_ ? lost_->take_new() : 0) {
     writer_->lost_events(n);
     if (options_.timeline)
@@ -406,6 +406,7 @@ Status Session::run() {
   for (const ActionDesc &a : manifest_.actions)
     timeline_events = timeline_events || a.kind == ActionKind::Sample || a.kind == ActionKind::Marker;
   bool stop = events_->exit_requested() || (child_.pid() > 0 && child_.reap());
+  bool interrupted = false;  // by SIGINT or SIGTERM
   // As bpftrace does: with only BEGIN/END probes nothing more can happen once BEGIN has run,
   // so the session ends (END runs next), unless a -c command or -p process is still to end it.
   bool only_special = true;
@@ -434,8 +435,11 @@ Status Session::run() {
     }
     if (n < 0 && errno == EINTR)
       continue;
+    // Each drain gives the loop back within 50 ms, so a signal, the -c command's end or the
+    // -p process's is seen while events pour in faster than they are printed.
+    EventReader::Limit slice{clock_ns(CLOCK_MONOTONIC) + 50000000};
     if (n == 0 && timeline_events) {
-      drain_events();
+      drain_events(slice);
       writer_->flush();
       stop = events_->exit_requested();
     }
@@ -450,16 +454,24 @@ Status Session::run() {
               stop = true;
           } else {
             stop = true;
+            interrupted = true;
           }
         }
       } else {
-        drain_events();
+        drain_events(slice);
         writer_->flush();
         stop = stop || events_->exit_requested();
       }
     }
   }
-  drain_events();
+  // The probes stop first, so the last drain has an end: what they queued is carried out,
+  // for at most a second after Ctrl-C (or until another one); the rest is dropped and said.
+  detach_probes();
+  drain_events({interrupted ? clock_ns(CLOCK_MONOTONIC) + 1000000000ull : 0, true});
+  if (uint64_t n = events_->discarded())
+    fprintf(stderr,
+            "rbt: warning: %llu events not carried out: stopped while printing fell behind\n",
+            static_cast<unsigned long long>(n));
   writer_->flush();
   close(ep);
   close(sfd);

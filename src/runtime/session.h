@@ -89,7 +89,7 @@ private:
   std::vector<Link> links_;
   std::unique_ptr<EventReader> events_;
   std::unique_ptr<class LostEvents> lost_;
-  void drain_events();  // reads the ring buffer, then reports events it dropped
+  void drain_events(const EventReader::Limit &limit = EventReader::Limit{});  // reads the ring buffer, then reports events it dropped
   std::unique_ptr<class StackPrinter> stacks_;
   std::unique_ptr<ruby::RubyStacks> ruby_;  // rstack: null when the script does not use it
   std::unique_ptr<NativeStacks> native_;    // nstack, rstack(native): null when unused

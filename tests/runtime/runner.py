@@ -19,6 +19,7 @@ A test file is a list of cases separated by one or more empty lines. Every line 
                        equal some output line parsed as JSON. Text starting with `{` or `[`
                        is taken as one inline JSON value instead.
     TIMEOUT s          seconds before SIGINT, then SIGKILL 2 s later (default 5); a failure
+                       (multiplied by $RBT_TEST_TIMEOUT_SCALE when set: sanitizer builds)
     BEFORE cmd         started (own process group) before rbt, killed at the end; repeatable
     AFTER cmd          started once rbt reports its probes attached; when it finishes rbt
                        gets SIGINT
@@ -357,7 +358,10 @@ def run_cleanup(case, env):
 
 
 def run_rbt(case, rbt, env):
-    timeout = float(case.get("TIMEOUT", DEFAULT_TIMEOUT))
+    # A sanitized rbt (scripts/sanitize) starts and runs a few times slower; a timeout is a
+    # failure, never how a case ends, so a longer one only delays a failing case.
+    scale = float(os.environ.get("RBT_TEST_TIMEOUT_SCALE", "1"))
+    timeout = float(case.get("TIMEOUT", DEFAULT_TIMEOUT)) * scale
     rbt_env = dict(env)
     rbt_env[ATTACH_ENV] = "1"
     for value in case.many("ENV"):

@@ -495,7 +495,9 @@ Type TypeChecker::check_lhist(const Call &call) {
     diags_.error(call.range, "lhist()'s max must be greater than its min");
     return Type::none();
   }
-  if ((max - min) / step > 1000) {
+  // max - min in unsigned arithmetic: lhist(x, INT64_MIN, 0, 1) overflowed int64 and passed.
+  if ((static_cast<uint64_t>(max) - static_cast<uint64_t>(min)) / static_cast<uint64_t>(step) >
+      1000) {
     diags_.error(call.range, "lhist() would have more than 1000 buckets; use a larger step");
     return Type::none();
   }

@@ -174,6 +174,7 @@ void TypeChecker::resolve_attach_points(const Probe &probe) {
 
 void TypeChecker::check_probe(const Probe &probe) {
   probe_ = &probe;
+  lowered_stmts_ = 0;
   resolve_attach_points(probe);
   scopes_.assign(1, {});
   if (probe.predicate) {
@@ -186,6 +187,17 @@ void TypeChecker::check_probe(const Probe &probe) {
 void TypeChecker::check_block(const Block &block) { check_stmts(block.stmts); }
 
 void TypeChecker::check_stmt(const Stmt &stmt) {
+  // LLVM's loop passes take time quadratic in how deeply loops nest (800 nested while: 50 s);
+  // no BPF program the verifier accepts nests loops anywhere near this deep.
+  if ((isa<While>(&stmt) || isa<For>(&stmt)) && loop_depth_ == kMaxLoopNesting)
+    diags_.error(stmt.range, "loops nest too deeply (more than " +
+                                 std::to_string(kMaxLoopNesting) + " levels)");
+  lowered_stmts_ = std::min(lowered_stmts_ + unroll_copies_, uint64_t{1} << 62);
+  if (!unrolls_.empty() && lowered_stmts_ > kMaxUnrolledStmts &&
+      lowered_stmts_ - unroll_copies_ <= kMaxUnrolledStmts)
+    diags_.error(unrolls_.front()->range,
+                 "unroll makes this probe more than " + std::to_string(kMaxUnrolledStmts) +
+                     " statements long; unroll fewer times or use a loop (while, for)");
   switch (stmt.kind) {
   case NodeKind::ExprStmt: {
     auto &e = static_cast<const ExprStmt &>(stmt);
@@ -252,7 +264,13 @@ void TypeChecker::check_stmt(const Stmt &stmt) {
     auto &u = static_cast<const Unroll &>(stmt);
     if (u.count < 1 || u.count > 100)
       diags_.error(u.range, "unroll's count must be from 1 to 100");
+    uint64_t outer = unroll_copies_;
+    unrolls_.push_back(&u);
+    unroll_copies_ = std::min<uint64_t>(outer * std::clamp<uint64_t>(u.count, 1, 100),
+                                        uint64_t{1} << 40);
     check_block(*u.body);
+    unroll_copies_ = outer;
+    unrolls_.pop_back();
     break;
   }
   case NodeKind::Jump: {
@@ -432,24 +450,12 @@ std::optional<int64_t> TypeChecker::const_int(const Expr &e) {
   if (auto *lit = dyn_cast<IntLit>(&e))
     return static_cast<int64_t>(lit->value);
   if (auto *u = dyn_cast<Unary>(&e); u && u->op == UnaryOp::Neg)
-    if (auto v = const_int(*u->operand))
-      return -*v;
+    if (auto v = const_int(*u->operand))  // wraps: -(-9223372036854775808) is UB in int64
+      return static_cast<int64_t>(0 - static_cast<uint64_t>(*v));
   return std::nullopt;
 }
 
 Type TypeChecker::check_expr(const Expr &expr) {
-  // Every pass from here on recurses once per level; `1 + 1 + ...` 10,000 times overflowed
-  // the stack. No one writes 1,000 levels; stop there with an error instead.
-  constexpr int kMaxExprDepth = 1000;
-  if (expr_depth_ >= kMaxExprDepth) {
-    diags_.error(expr.range, "expression nests too deeply (more than 1000 levels)");
-    return Type::none();
-  }
-  struct DepthGuard {
-    int &depth;
-    explicit DepthGuard(int &d) : depth(++d) {}
-    ~DepthGuard() { --depth; }
-  } guard(expr_depth_);
   Type t;
   switch (expr.kind) {
   case NodeKind::IntLit: {
@@ -853,6 +859,19 @@ Type TypeChecker::check_binary(const Binary &bin) {
     return b;
   if (a.is_pointer() && b.is_pointer() && bin.op == BinaryOp::Sub)
     return Type::integer(64, true);
+  // A constant right operand that BPF would quietly turn into 0 (x / 0, x % 0) or into
+  // whatever the shift instruction does (x << 64) is a mistake in the script.
+  if (auto r = const_int(*bin.rhs)) {
+    if ((bin.op == BinaryOp::Div || bin.op == BinaryOp::Mod) && *r == 0) {
+      diags_.error(bin.range, bin.op == BinaryOp::Div ? "division by zero" : "modulo by zero");
+      return Type::none();
+    }
+    if ((bin.op == BinaryOp::Shl || bin.op == BinaryOp::Shr) && (*r < 0 || *r > 63)) {
+      diags_.error(bin.range, "shift by " + std::to_string(*r) +
+                                  " is out of range (a 64-bit value shifts by 0 to 63)");
+      return Type::none();
+    }
+  }
   return Type::integer(64, a.is_signed || b.is_signed);
 }
 

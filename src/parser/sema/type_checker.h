@@ -93,7 +93,14 @@ private:
   const ast::Probe *probe_ = nullptr;
   std::vector<std::unordered_map<std::string, VarInfo *>> scopes_;
   int loop_depth_ = 0;
-  int expr_depth_ = 0;  // check_expr's recursion, bounded against stack overflow
+  static constexpr int kMaxLoopNesting = 100;
+  // unroll: the statements the current probe lowers to, counting each one once per copy the
+  // enclosing unrolls make; bounded so that unroll(100) four deep (10^8 copies) is an error
+  // rather than minutes of codegen.
+  static constexpr uint64_t kMaxUnrolledStmts = 100000;
+  std::vector<const ast::Unroll *> unrolls_;  // the enclosing unroll statements, outermost first
+  uint64_t unroll_copies_ = 1;                // the product of their counts
+  uint64_t lowered_stmts_ = 0;
   std::vector<const ast::MapRef *> unknown_map_reads_;
   // Attach point errors, found once and reported by every pass (only the last pass counts).
   std::vector<Diagnostic> &attach_errors_ = info_.attach_errors;

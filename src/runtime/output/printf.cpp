@@ -9,6 +9,8 @@ namespace rbt::output {
 namespace {
 template <typename... Args> std::string c_format(const std::string &spec, Args... args) {
   int n = snprintf(nullptr, 0, spec.c_str(), args...);
+  if (n < 0)
+    return {};  // EOVERFLOW; parse_format bounds widths, so only a bug could get here
   std::string s(static_cast<size_t>(n), '\0');
   snprintf(s.data(), s.size() + 1, spec.c_str(), args...);
   return s;

@@ -6,6 +6,8 @@
 
 #include <cstring>
 
+#include "symbols/regular_file.h"
+
 namespace rbt::runtime::ruby {
 
 namespace {
@@ -15,7 +17,7 @@ std::string file_bytes(const ElfFile &elf, uint64_t vaddr, size_t n) {
   auto off = elf.vaddr_to_offset(vaddr);
   if (!off)
     return {};
-  int fd = open(elf.path().c_str(), O_RDONLY | O_CLOEXEC);
+  int fd = open_regular_file(elf.path());
   if (fd < 0)
     return {};
   std::string buf(n, '\0');

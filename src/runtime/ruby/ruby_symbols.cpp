@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ruby/ruby_process.h"
+#include "symbols/regular_file.h"
 
 namespace rbt::runtime::ruby {
 
@@ -89,7 +90,7 @@ uint64_t global_symbols_vaddr(const ElfFile &elf) {
   if (!off)
     return 0;
   uint8_t code[8] = {};
-  int fd = open(elf.path().c_str(), O_RDONLY | O_CLOEXEC);
+  int fd = open_regular_file(elf.path());
   if (fd < 0)
     return 0;
   ssize_t got = pread(fd, code, sizeof(code), static_cast<off_t>(*off));

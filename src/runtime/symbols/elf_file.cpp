@@ -11,6 +11,8 @@
 #include <set>
 #include <utility>
 
+#include "regular_file.h"
+
 namespace rbt::runtime {
 
 namespace {
@@ -51,7 +53,7 @@ std::string hex(const unsigned char *p, size_t n) {
 }  // namespace
 
 bool is_elf_file(const std::string &path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  int fd = open_regular_file(path);
   if (fd < 0)
     return false;
   char magic[SELFMAG];
@@ -65,10 +67,13 @@ Result<ElfFile> ElfFile::open(const std::string &path) {
     return make_error("reading " + path, elf_errmsg(-1));
   ElfFile f;
   f.path_ = path;
-  f.fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  f.fd_ = open_regular_file(path);
   if (f.fd_ < 0) {
     int err = errno;
-    return make_error("reading " + path, strerror(err), {}, err);
+    return make_error("reading " + path,
+                      err == EINVAL ? "not a regular file (a FIFO, device or socket)"
+                                    : strerror(err),
+                      {}, err);
   }
   f.elf_ = elf_begin(f.fd_, ELF_C_READ_MMAP, nullptr);
   if (!f.elf_ || elf_kind(f.elf_) != ELF_K_ELF)

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "elf_file.h"
+#include "regular_file.h"
 
 namespace rbt::runtime {
 
@@ -28,7 +29,7 @@ const ElfSymbol *function_covering(const ElfFile &elf, uint64_t vaddr) {
 }
 
 bool read_code(const std::string &path, uint64_t offset, uint64_t size, std::vector<uint8_t> &out) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  int fd = open_regular_file(path);
   if (fd < 0)
     return false;
   out.resize(size);

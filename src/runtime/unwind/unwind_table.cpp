@@ -12,6 +12,8 @@
 #include <limits>
 #include <optional>
 
+#include "symbols/regular_file.h"
+
 namespace rbt::runtime {
 
 namespace {
@@ -239,7 +241,7 @@ Result<UnwindTable> build_unwind_table(const std::string &path) {
   if (elf_version(EV_CURRENT) == EV_NONE)
     return fail("libelf is unusable");
   OpenElf f;
-  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  f.fd = open_regular_file(path);
   if (f.fd < 0)
     return make_error("reading unwind information of " + path, strerror(errno), {}, errno);
   f.elf = elf_begin(f.fd, ELF_C_READ_MMAP, nullptr);
@@ -290,7 +292,7 @@ std::vector<uint64_t> cfi_function_starts(const std::string &path) {
   if (elf_version(EV_CURRENT) == EV_NONE)
     return {};
   OpenElf f;
-  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  f.fd = open_regular_file(path);
   if (f.fd < 0)
     return {};
   f.elf = elf_begin(f.fd, ELF_C_READ_MMAP, nullptr);
