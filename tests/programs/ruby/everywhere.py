@@ -14,6 +14,11 @@ usage: everywhere.py RBT SCENARIO
   namespace_p the same ruby traced with -p given its host pid
   new_binary  a copy of libruby made after the attach (LD_LIBRARY_PATH): its first process is
               found by user space, its second by BPF from its first mark
+  static      a ruby with the interpreter linked into the executable (no libruby.so;
+              $RBT_STATIC_RUBY, built by scripts/build-static-ruby), first on the PATH rbt and
+              the shell see, as rbenv/ruby-build install one
+  static_c    that ruby started by rbt -c
+  static_p    that ruby traced with -p
 Prints "rstack everywhere: SCENARIO: N marks match" and exits 0, or each mismatch and exits 1."""
 import json
 import os
@@ -37,8 +42,8 @@ PPID_PROG = 'tracepoint:syscalls:sys_enter_getppid /comm == "ruby"/ ' + PRINT
 class Tracer:
     """rbt running in the background from its attach until stop()."""
 
-    def __init__(self, rbt, args):
-        env = dict(os.environ, RBT_ATTACH_MARKER="1")
+    def __init__(self, rbt, args, env=None):
+        env = dict(env or os.environ, RBT_ATTACH_MARKER="1")
         self.proc = subprocess.Popen([rbt, *args], stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True, env=env)
         self.out, self.err = [], []
@@ -158,10 +163,55 @@ def in_namespace(tmp, args):
     return p, pid
 
 
+def p_problems(expected, got, pid):
+    """Problems of marks taken with -p of a process already running (its early marks were made
+    before the attach): enough marks, of that pid only, each the same as some stack Ruby made."""
+    bad, seen, mine = [], expected.get(pid, []), got.get(pid, [])
+    if len(mine) < 3:
+        bad.append(f"rbt -p saw {len(mine)} marks of pid {pid}")
+    if set(got) - {pid}:
+        bad.append(f"marks of other pids: {sorted(set(got) - {pid})}")
+    for n, g in enumerate(mine):
+        if all(compare.compare(w, g) for w in seen):
+            bad.append(f"mark {n}: no stack Ruby made is " +
+                       " | ".join(f"{f[0]} {f[1]}:{f[2]}" for f in g[:8]))
+    return bad
+
+
+def static_scenario(rbt, name, tmp, out):
+    """The static ruby's scenarios: (expected, got, extra, empty_first_ok) as scenario()."""
+    ruby = os.environ["RBT_STATIC_RUBY"]
+    prog = f"uprobe:{ruby}:rb_ary_assoc " + PRINT  # no libruby: the probe names the executable
+    extra = []
+    if subprocess.run(["ldd", ruby], capture_output=True, text=True).stdout.count("libruby"):
+        extra.append(f"{ruby} links a libruby")
+    if name == "static":
+        env = dict(os.environ, PATH=os.path.dirname(ruby) + ":" + os.environ["PATH"])
+        t = Tracer(rbt, ["-e", prog], env)
+        run(["sh", "-c", f"ruby {EARLY} {out}; true"], env=env)
+        return ruby_marks([out]), rbt_marks(t.stop()), extra, 0
+    if name == "static_c":
+        t = Tracer(rbt, ["-c", f"{ruby} {EARLY} {out}", "-e", prog])
+        t.proc.wait(timeout=60)  # rbt ends with its child
+        return ruby_marks([out]), rbt_marks(t.stop()), extra, 0
+    # static_p: marks of a running ruby, each the same as some stack Ruby made
+    stop = os.path.join(tmp, "stop")
+    p = subprocess.Popen([ruby, EARLY, out, f"loop:{stop}"])
+    time.sleep(0.5)
+    t = Tracer(rbt, ["-p", str(p.pid), "-e", prog])
+    time.sleep(1)
+    open(stop, "w").close()
+    p.wait(timeout=60)
+    got = rbt_marks(t.stop())
+    return {}, got, extra + p_problems(ruby_marks([out]), got, p.pid), 0
+
+
 def scenario(rbt, name, tmp):
     """(expected, got, problems beyond the comparison, empty_first_ok)."""
     out = os.path.join(tmp, "marks.json")
     extra = []
+    if name.startswith("static"):
+        return static_scenario(rbt, name, tmp, out)
     if name in ("shell", "fork", "chain", "exec"):
         cmd = {
             "shell": ["sh", "-c", f"ruby {EARLY} {out}; true"],
@@ -206,17 +256,7 @@ def scenario(rbt, name, tmp):
         open(stop, "w").close()
         p.wait(timeout=60)
         got = rbt_marks(t.stop())
-        seen = ruby_marks([out], {1: pid}).get(pid, [])
-        mine = got.get(pid, [])
-        if len(mine) < 3:
-            extra.append(f"rbt -p saw {len(mine)} marks of host pid {pid}")
-        if set(got) - {pid}:
-            extra.append(f"marks of other pids: {sorted(set(got) - {pid})}")
-        for n, g in enumerate(mine):
-            if all(compare.compare(w, g) for w in seen):
-                extra.append(f"mark {n}: no stack Ruby made is " +
-                             " | ".join(f"{f[0]} {f[1]}:{f[2]}" for f in g[:8]))
-        return {}, got, extra, 0
+        return {}, got, extra + p_problems(ruby_marks([out], {1: pid}), got, pid), 0
     if name == "new_binary":
         lib, soname = libruby()
         libdir = os.path.join(tmp, "lib")
