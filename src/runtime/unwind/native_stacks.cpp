@@ -102,9 +102,13 @@ const NativeStacks::Binary &NativeStacks::binary(const std::string &path) {
 // rbt's (a binary too big for BPF's row search, and libstdc++, libdw...): reading their CFI
 // would only delay the rows of the program it is about to exec.
 static bool runs_rbt(pid_t pid) {
-  struct stat self{}, exe{};
-  return stat("/proc/self/exe", &self) == 0 &&
-         stat(("/proc/" + std::to_string(pid) + "/exe").c_str(), &exe) == 0 &&
+  static const struct stat self = [] {
+    struct stat st{};
+    stat("/proc/self/exe", &st);  // rbt's own image, once
+    return st;
+  }();
+  struct stat exe{};
+  return self.st_ino && stat(("/proc/" + std::to_string(pid) + "/exe").c_str(), &exe) == 0 &&
          self.st_dev == exe.st_dev && self.st_ino == exe.st_ino;
 }
 
