@@ -26,6 +26,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from record_cost import vm_rss_kb  # noqa: E402
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 RUBY_BUSY = """\
@@ -49,17 +52,6 @@ threads = (0...Integer(ARGV[0])).map do |t|
 end
 threads.each(&:join)
 """
-
-
-def vm_rss_kb(pid):
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
 
 
 def main():
