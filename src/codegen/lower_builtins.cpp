@@ -212,15 +212,19 @@ llvm::Value *Lowering::lower_stack(const Type &t) {
 }
 
 // The first ustack of a process tells user space to capture its memory map while it lives,
-// so its stacks still symbolize after it exits.
+// so its stacks still symbolize after it exits. A lookup first: it takes no lock, where an
+// update of a key already there takes the bucket's lock on every event only to fail.
 void Lowering::announce_process(llvm::Value *pid) {
   llvm::Value *key = b_.stack_slot(8, "pid_key");
   b_.CreateStore(pid, key);
+  auto *unseen = new_block("unseen_process");
+  auto *done = new_block("known_process");
+  b_.CreateCondBr(b_.CreateIsNull(b_.map_lookup(resources_.seen_pids(), key)), unseen, done);
+  b_.SetInsertPoint(unseen);
   llvm::Value *one = b_.stack_slot(8, "one");
   b_.CreateStore(b_.getInt8(1), one);
   llvm::Value *inserted = b_.map_update(resources_.seen_pids(), key, one, BPF_NOEXIST);
   auto *tell = new_block("new_process");
-  auto *done = new_block("known_process");
   b_.CreateCondBr(b_.CreateICmpEQ(inserted, b_.getInt64(0)), tell, done);
   b_.SetInsertPoint(tell);
   llvm::Value *event = b_.stack_slot(16, "new_process_event");

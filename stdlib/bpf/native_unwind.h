@@ -47,8 +47,15 @@ struct rbt_unwind_row {
 #define RBT_UNWIND_MAX_ROWS (1 << 20)   /* rows of every binary together (rbt_unwind_rows) */
 #define RBT_UNWIND_MAX_MAPPINGS 128     /* per process; more are left out (their frames stop) */
 #define RBT_UNWIND_SEARCH_STEPS 19      /* binary search steps: 2^19 > one binary's rows */
+/* The bucket index (rbt_unwind_buckets): for each 2^RBT_UNWIND_BUCKET_SHIFT bytes of a binary's
+ * code, the row covering the bucket's first byte, relative to the binary's first row. A lookup
+ * then searches the few rows of one bucket (one or two cache lines) instead of binary-searching
+ * all of a binary's rows, whose 17 steps each miss the cache and the TLB: a row-cache miss cost
+ * about 0.8 us that way. A binary whose buckets do not fit has none and is searched whole. */
+#define RBT_UNWIND_BUCKET_SHIFT 9
+#define RBT_UNWIND_MAX_BUCKETS (1 << 19) /* 2 MiB: 256 MiB of code, every binary together */
 #define RBT_UNWIND_ASK_ANEW (~0ULL)   /* rbt_unwind_unknown value: rewrite even if unchanged */
-#define RBT_UNWIND_CACHE 4096         /* per-CPU cache of pc -> row, direct mapped */
+#define RBT_UNWIND_CACHE 512          /* per-CPU cache of pc -> row, 2-way (16 KiB) */
 #define RBT_NATIVE_DEFAULT_DEPTH 64
 #define RBT_NATIVE_MAX_DEPTH 128
 /* rbt_nstack's depth argument may carry this flag: record each frame's function start, not
@@ -64,7 +71,9 @@ struct rbt_unwind_mapping {
   __u32 first_row;  /* the binary's rows in rbt_unwind_rows: [first_row, first_row + rows) */
   __u32 rows;
   __u32 interpreter; /* 1: the binary is a Ruby interpreter (libruby, or a ruby with it linked in) */
-  __u32 pad;
+  __u32 first_bucket; /* the binary's buckets in rbt_unwind_buckets: [first_bucket, +buckets) */
+  __u32 buckets;      /* 0: no bucket index, search all the rows */
+  __u32 bucket_base;  /* the binary's vaddr >> RBT_UNWIND_BUCKET_SHIFT that bucket 0 covers */
 };
 
 struct rbt_unwind_proc {

@@ -101,6 +101,7 @@ struct scratch {
   __u64 global_symbols;
   __u64 th_head, th_node, th_tp, th_ec;  // the threads list lookup (find_thread)
   __u64 anchor_root, anchor_count;       // rbt_rstack_anchor's scan
+  __u64 last_id;  // the id of the stack in `stack` (take_stack's last answer on this CPU)
   __u8 cf[CF_BUF];
   __u8 body[BODY_BUF];
   __u64 succ[10];
@@ -524,6 +525,7 @@ static __always_inline __u64 take_stack(__u64 max_depth, int exact) {
     if (exact)
       count_rest(s);
     s->last_cut = s->stack.truncated | RBT_RUBY_CUT_EXACT;
+    s->last_id = id;
     return id;
   }
   // A new stack: name its frames first, so user space never sees a stack without its frames.
@@ -531,6 +533,7 @@ static __always_inline __u64 take_stack(__u64 max_depth, int exact) {
   s->last_cut = s->stack.truncated | RBT_RUBY_CUT_EXACT;
   bpf_loop(s->stack.count, resolve_one, &lc, 0);
   store_stack(s, &id);
+  s->last_id = id;
   return id;
 }
 
@@ -706,16 +709,26 @@ __u64 rbt_rstack_anchor(__u64 id) {
   c.s = bpf_map_lookup_elem(&rbt_ruby_scratch, &zero);
   if (!c.s)
     return 0;
-  c.st = bpf_map_lookup_elem(&rbt_ruby_stacks, &id);
-  if (!c.st)
-    c.st = bpf_map_lookup_elem(&rbt_ruby_stacks_spill, &id);
-  if (!c.st)
-    return 0;
+  // The stack just walked is still in the scratch, in cache: the stored record (16 KiB,
+  // likely cold by the next sample) is read only for an id from elsewhere. The scratch's
+  // `truncated` is exact only for a new stack; `rest` says whether the walk was cut.
+  int cut;
+  if (c.s->last_id == id) {
+    c.st = &c.s->stack;
+    cut = c.s->rest != 0;
+  } else {
+    c.st = bpf_map_lookup_elem(&rbt_ruby_stacks, &id);
+    if (!c.st)
+      c.st = bpf_map_lookup_elem(&rbt_ruby_stacks_spill, &id);
+    if (!c.st)
+      return 0;
+    cut = c.st->truncated != 0;
+  }
   c.s->anchor_root = 0;
   c.s->anchor_count = 0;
   bpf_loop(c.st->count, root_cfunc, &c, 0);
   __u64 root = c.s->anchor_root, count = c.s->anchor_count;
-  if (!root && c.st->count && !c.st->truncated)
+  if (!root && c.st->count && !cut)
     return RBT_NATIVE_TO_INTERPRETER;
   if (!root || count >= (1 << 15))
     return 0;

@@ -203,3 +203,29 @@ TEST(UnwindTable, rows_name_their_function_start) {
     EXPECT_LE(row.func, row.pc) << std::hex << row.pc;
   }
 }
+
+// The bucket index BPF consults before searching rows: each bucket names the row covering its
+// first byte, so the row for any pc lies between its bucket's row and the next bucket's.
+TEST(UnwindTable, buckets_name_the_row_covering_their_start) {
+  auto table = build_unwind_table(kLibruby);
+  ASSERT_TRUE(table) << table.error().why;
+  const auto &rows = table->rows;
+  UnwindTable::Buckets b = table->buckets();
+  ASSERT_EQ(b.base, rows.front().pc >> RBT_UNWIND_BUCKET_SHIFT);
+  ASSERT_EQ(b.first_row.size(),
+            (rows.back().pc >> RBT_UNWIND_BUCKET_SHIFT) - b.base + 1);
+  for (size_t i = 0; i < b.first_row.size(); i++) {
+    uint64_t start = (b.base + i) << RBT_UNWIND_BUCKET_SHIFT;
+    const rbt_unwind_row *covering = table->find(start);
+    uint32_t expected = covering ? static_cast<uint32_t>(covering - rows.data()) : 0;
+    ASSERT_EQ(b.first_row[i], expected) << "bucket " << i;
+  }
+  // Every row's pc falls between its bucket's row and the next bucket's.
+  for (size_t r = 0; r < rows.size(); r++) {
+    size_t k = (rows[r].pc >> RBT_UNWIND_BUCKET_SHIFT) - b.base;
+    ASSERT_LE(b.first_row[k], r);
+    if (k + 1 < b.first_row.size()) {
+      ASSERT_GE(b.first_row[k + 1], r);
+    }
+  }
+}

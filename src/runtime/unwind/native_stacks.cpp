@@ -31,6 +31,23 @@ std::string read_text(const std::string &path) {
   return ss.str();
 }
 
+// Writes `n` values to an array map from index `first`. One batch update: an element per
+// syscall would be a syscall per row (libruby has 69k rows).
+bool write_array(int fd, uint32_t first, const void *values, size_t value_size, size_t n) {
+  std::vector<uint32_t> keys(n);
+  for (size_t i = 0; i < n; i++)
+    keys[i] = first + static_cast<uint32_t>(i);
+  uint32_t count = static_cast<uint32_t>(n);
+  LIBBPF_OPTS(bpf_map_batch_opts, opts);
+  if (bpf_map_update_batch(fd, keys.data(), values, &count, &opts) == 0)
+    return true;
+  auto *bytes = static_cast<const char *>(values);
+  for (size_t i = 0; i < n; i++)
+    if (bpf_map_update_elem(fd, &keys[i], bytes + i * value_size, BPF_ANY) != 0)
+      return false;
+  return true;
+}
+
 }  // namespace
 
 std::unique_ptr<NativeStacks> NativeStacks::open(bpf_object *obj, bool verbose) {
@@ -41,6 +58,7 @@ std::unique_ptr<NativeStacks> NativeStacks::open(bpf_object *obj, bool verbose) 
 
 NativeStacks::NativeStacks(bpf_object *obj, bool verbose)
     : verbose_(verbose), rows_fd_(map_fd(obj, "rbt_unwind_rows")),
+      buckets_fd_(map_fd(obj, "rbt_unwind_buckets")),
       procs_fd_(map_fd(obj, "rbt_unwind_procs")), unknown_fd_(map_fd(obj, "rbt_unwind_unknown")),
       stacks_fd_(map_fd(obj, "rbt_native_stacks")) {}
 
@@ -79,23 +97,28 @@ const NativeStacks::Binary &NativeStacks::binary(const std::string &path) {
       fprintf(stderr, "rbt: nstack: no room left for the unwind rows of %s\n", path.c_str());
     return it->second;
   }
-  // One batch update: a row per key would be a syscall per row (libruby has 69k rows).
-  std::vector<uint32_t> keys(rows.size());
-  for (size_t i = 0; i < rows.size(); i++)
-    keys[i] = next_row_ + static_cast<uint32_t>(i);
-  uint32_t count = static_cast<uint32_t>(rows.size());
-  LIBBPF_OPTS(bpf_map_batch_opts, opts);
-  if (bpf_map_update_batch(rows_fd_, keys.data(), rows.data(), &count, &opts) != 0) {
-    for (size_t i = 0; i < rows.size(); i++)
-      if (bpf_map_update_elem(rows_fd_, &keys[i], &rows[i], BPF_ANY) != 0)
-        return it->second;
-  }
+  if (!write_array(rows_fd_, next_row_, rows.data(), sizeof(rows[0]), rows.size()))
+    return it->second;
   it->second.first_row = next_row_;
   it->second.rows = static_cast<uint32_t>(rows.size());
   next_row_ += static_cast<uint32_t>(rows.size());
+  ship_buckets(*table, it->second);
   if (verbose_)
     fprintf(stderr, "rbt: nstack: %zu unwind rows for %s\n", rows.size(), path.c_str());
   return it->second;
+}
+
+void NativeStacks::ship_buckets(const UnwindTable &table, Binary &b) {
+  UnwindTable::Buckets index = table.buckets();
+  size_t n = index.first_row.size();
+  if (buckets_fd_ < 0 || n == 0 || next_bucket_ + n > RBT_UNWIND_MAX_BUCKETS)
+    return;  // the walker searches all of the binary's rows instead
+  if (!write_array(buckets_fd_, next_bucket_, index.first_row.data(), sizeof(uint32_t), n))
+    return;
+  b.first_bucket = next_bucket_;
+  b.buckets = static_cast<uint32_t>(n);
+  b.bucket_base = index.base;
+  next_bucket_ += static_cast<uint32_t>(n);
 }
 
 // A process still running rbt's own image: the -c child between fork and exec. Its maps are
@@ -119,9 +142,9 @@ void NativeStacks::add_process(pid_t pid, bool anew) {
   if (text.empty())
     return;
   auto [last, inserted] = last_maps_.try_emplace(pid);
-  if (!inserted && !anew && last->second == text)
+  if (!inserted && !anew && last->second.text == text)
     return;  // nothing new mapped: the unknown pc is not in a file (vdso, JIT code)
-  last->second = text;
+  last->second.text = text;
   auto proc = std::make_unique<rbt_unwind_proc>();
   for (const Mapping &m : parse_process_maps(text)) {
     if (proc->count >= RBT_UNWIND_MAX_MAPPINGS)
@@ -140,10 +163,19 @@ void NativeStacks::add_process(pid_t pid, bool anew) {
     if (!vaddr)
       continue;
     proc->maps[proc->count++] = {m.start, m.end, m.start - *vaddr, b.first_row, b.rows,
-                                 b.interpreter, 0};
+                                 b.interpreter, b.first_bucket, b.buckets, b.bucket_base};
   }
   std::sort(proc->maps, proc->maps + proc->count,
             [](const rbt_unwind_mapping &a, const rbt_unwind_mapping &b) { return a.start < b.start; });
+  std::vector<rbt_unwind_mapping> mappings(proc->maps, proc->maps + proc->count);
+  auto same = [](const rbt_unwind_mapping &a, const rbt_unwind_mapping &b) {
+    return memcmp(&a, &b, sizeof(a)) == 0;
+  };
+  if (!inserted && !anew &&
+      std::equal(mappings.begin(), mappings.end(), last->second.mappings.begin(),
+                 last->second.mappings.end(), same))
+    return;  // only mappings without code rbt unwinds changed
+  last->second.mappings = std::move(mappings);
   proc->generation = ++generation_;
   uint32_t key = static_cast<uint32_t>(pid);
   bpf_map_update_elem(procs_fd_, &key, proc.get(), BPF_ANY);

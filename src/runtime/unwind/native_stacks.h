@@ -19,6 +19,8 @@
 
 namespace rbt::runtime {
 
+struct UnwindTable;
+
 struct NativeStack {
   pid_t pid = 0;
   std::vector<uint64_t> pcs;  // leaf first: where the thread was, then return addresses
@@ -46,20 +48,32 @@ private:
   struct Binary {
     uint32_t first_row = 0, rows = 0;  // rows == 0: no usable CFI (or no room left)
     uint32_t interpreter = 0;  // 1: it defines ruby_version (libruby, or a static ruby)
+    uint32_t first_bucket = 0, buckets = 0, bucket_base = 0;  // buckets == 0: none
     std::vector<std::pair<uint64_t, uint64_t>> segments;  // PT_LOAD (file offset, vaddr)
     std::vector<uint64_t> filesz;
   };
   // The rows of the file at `path` (as rbt can open it), built and shipped on first use.
   const Binary &binary(const std::string &path);
+  // Ships the table's bucket index after the rows (none when it does not fit).
+  void ship_buckets(const UnwindTable &table, Binary &b);
 
   bool verbose_;
-  int rows_fd_, procs_fd_, unknown_fd_, stacks_fd_;
+  int rows_fd_, buckets_fd_, procs_fd_, unknown_fd_, stacks_fd_;
   uint32_t next_row_ = 0;
+  uint32_t next_bucket_ = 0;
   uint32_t generation_ = 0;  // rbt_unwind_proc.generation: unique per update
   uint64_t polls_ = 0;
   void forget_exited();  // drops the records of processes that have exited
   std::map<std::string, Binary> binaries_;  // by "dev:inode"
-  std::map<pid_t, std::string> last_maps_;  // the maps text last read, to skip unchanged ones
+  // What was last read of each process: the maps text, to skip an unchanged file, and the
+  // mappings written, to skip a rewrite when only mappings without rows moved (the heap, a
+  // malloc'd arena): a rewrite gives a new generation, which empties BPF's row cache of the
+  // process, and a Ruby process that allocates remaps on nearly every 10 ms look.
+  struct Seen {
+    std::string text;
+    std::vector<rbt_unwind_mapping> mappings;
+  };
+  std::map<pid_t, Seen> last_maps_;
 };
 
 }  // namespace rbt::runtime

@@ -234,6 +234,23 @@ const rbt_unwind_row *UnwindTable::find(uint64_t vaddr) const {
   return it == rows.begin() ? nullptr : &*(it - 1);
 }
 
+UnwindTable::Buckets UnwindTable::buckets() const {
+  Buckets b;
+  if (rows.empty())
+    return b;
+  b.base = rows.front().pc >> RBT_UNWIND_BUCKET_SHIFT;
+  uint32_t last = rows.back().pc >> RBT_UNWIND_BUCKET_SHIFT;
+  b.first_row.reserve(last - b.base + 1);
+  size_t row = 0;  // the last row whose pc <= the bucket's start, walking both in order
+  for (uint64_t k = b.base; k <= last; k++) {
+    uint64_t start = k << RBT_UNWIND_BUCKET_SHIFT;
+    while (row + 1 < rows.size() && rows[row + 1].pc <= start)
+      row++;
+    b.first_row.push_back(static_cast<uint32_t>(row));
+  }
+  return b;
+}
+
 Result<UnwindTable> build_unwind_table(const std::string &path) {
   auto fail = [&](const std::string &why) {
     return make_error("reading unwind information of " + path, why);

@@ -19,6 +19,16 @@ struct UnwindTable {
 
   // The row covering `vaddr` (as linked), or null below the first row.
   const rbt_unwind_row *find(uint64_t vaddr) const;
+
+  // The bucket index BPF looks in before searching rows (native_unwind.h,
+  // RBT_UNWIND_BUCKET_SHIFT): bucket i covers the code from (base + i) << shift, and holds the
+  // index of the row covering its first byte (0 when no row does). Buckets run from the first
+  // row's to the last row's.
+  struct Buckets {
+    uint32_t base = 0;
+    std::vector<uint32_t> first_row;
+  };
+  Buckets buckets() const;
 };
 
 // Reads `path`'s .eh_frame (through .eh_frame_hdr's table of FDEs). Fails for a file without
