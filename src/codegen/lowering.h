@@ -148,6 +148,7 @@ private:
 
   const Type &type_of(const ast::Node *node) const { return sema_.type_of(node); }
   llvm::Value *ctx() { return ctx_; }
+  bool samples_interrupted_context() const;  // a perf-event probe: ctx holds pt_regs
   llvm::BasicBlock *new_block(const char *name);
 
   llvm::Module &module_;

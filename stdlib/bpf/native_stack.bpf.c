@@ -35,6 +35,7 @@ struct task_struct___native {
 } __attribute__((preserve_access_index));
 
 #define PF_KTHREAD 0x00200000
+#define RBT_EEXIST 17
 
 struct {
   __uint(type, BPF_MAP_TYPE_ARRAY);
@@ -110,6 +111,7 @@ struct native_scratch {
   __u64 anchor, anchors_left;  // rbt_nstack_to: stop at this function's Nth frame
   __u64 to_interpreter;        // rbt_nstack_to: stop at the first interpreter frame
   __u64 chunk_base, chunk_len;  // the user stack's bytes [base, base + len) in chunk
+  __u64 stored_id;  // the last stack id this CPU found or stored in rbt_native_stacks
   __u8 chunk[STACK_CHUNK];
   struct rbt_native_stack stack;
 };
@@ -390,8 +392,17 @@ static __always_inline __u64 native_stack_id(__u64 max_depth, __u64 anchor) {
   if (!s)
     return 0;
   __u64 id = (s->hash ^ ((__u64)s->stack.stop << 56) ^ s->stack.count) | 1;
-  if (!bpf_map_lookup_elem(&rbt_native_stacks, &id))
-    bpf_map_update_elem(&rbt_native_stacks, &id, &s->stack, BPF_NOEXIST);
+  // The same stack as this CPU's last (a loop in the same functions): known without a lookup
+  // of the map, whose entries nothing deletes.
+  if (id == s->stored_id)
+    return id;
+  if (bpf_map_lookup_elem(&rbt_native_stacks, &id)) {
+    s->stored_id = id;
+  } else {
+    long err = bpf_map_update_elem(&rbt_native_stacks, &id, &s->stack, BPF_NOEXIST);
+    if (err == 0 || err == -RBT_EEXIST)  // EEXIST: another CPU stored it meanwhile
+      s->stored_id = id;
+  }
   return id;
 }
 

@@ -102,6 +102,7 @@ struct scratch {
   __u64 th_head, th_node, th_tp, th_ec;  // the threads list lookup (find_thread)
   __u64 anchor_root, anchor_count;       // rbt_rstack_anchor's scan
   __u64 last_id;  // the id of the stack in `stack` (take_stack's last answer on this CPU)
+  __u64 known_id;  // the last id this CPU found stored (nothing deletes a stored stack)
   __u8 cf[CF_BUF];
   __u8 body[BODY_BUF];
   __u64 succ[10];
@@ -521,7 +522,8 @@ static __always_inline __u64 take_stack(__u64 max_depth, int exact) {
     s->hash = (s->hash ^ line) * 0x100000001b3ULL;
   }
   __u64 id = stack_id(s);
-  if (stack_known(&id)) {
+  if (id == s->known_id || stack_known(&id)) {
+    s->known_id = id;
     if (exact)
       count_rest(s);
     s->last_cut = s->stack.truncated | RBT_RUBY_CUT_EXACT;
