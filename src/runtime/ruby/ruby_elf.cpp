@@ -147,4 +147,27 @@ Result<RubyElfFacts> read_ruby_elf_facts(const ElfFile &elf) {
                     "no TLS relocation for ruby_current_ec that rstack understands");
 }
 
+// Whether processes of the executable `elf` may run Ruby: it is one (ruby_version), or it links
+// a libruby. (A libruby loaded with dlopen is met by its early uprobe when rbt knows the file.)
+bool may_run_ruby(const ElfFile &elf) {
+  if (elf.find("ruby_version"))
+    return true;
+  Elf_Scn *scn = nullptr;
+  while ((scn = elf_nextscn(elf.handle(), scn)) != nullptr) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || sh.sh_entsize == 0)
+      continue;
+    Elf_Data *data = elf_getdata(scn, nullptr);
+    for (size_t i = 0; data && i < sh.sh_size / sh.sh_entsize; i++) {
+      GElf_Dyn dyn;
+      if (!gelf_getdyn(data, static_cast<int>(i), &dyn) || dyn.d_tag != DT_NEEDED)
+        continue;
+      const char *name = elf_strptr(elf.handle(), sh.sh_link, dyn.d_un.d_val);
+      if (name && strncmp(name, "libruby", 7) == 0)
+        return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace rbt::runtime::ruby

@@ -33,6 +33,10 @@ struct RubyElfFacts {
   bool is_executable = false;             // ET_EXEC or a PIE that is the main program
 };
 
+// Whether processes of the executable `elf` may run Ruby: it is one (ruby_version), or it
+// links a libruby.
+bool may_run_ruby(const ElfFile &elf);
+
 // Reads the facts from `elf`. Errors say what is missing (no ruby_version; a TLS ec reached
 // through no relocation rstack understands).
 Result<RubyElfFacts> read_ruby_elf_facts(const ElfFile &elf);

@@ -7,7 +7,9 @@
 #include <cstdio>
 #include <cstring>
 
+#include "ruby/ruby_elf.h"
 #include "ruby/ruby_symbols.h"
+#include "symbols/process_maps.h"
 
 namespace rbt::runtime::ruby {
 
@@ -258,6 +260,17 @@ void RubyStacks::drain_spill() {
   }
 }
 
+// A watched process (a -c command, one met early) that is not Ruby and whose executable neither
+// is a Ruby nor links libruby: it is recorded as not Ruby at once, so its samples say so,
+// instead of "not inspected yet" for the whole watch. The -c child still running rbt's image
+// (before its exec) is not judged; an exec later gives the process a new image, inspected anew.
+static bool runs_no_ruby(pid_t pid, const Inspection &in) {
+  if (in.outcome != InspectOutcome::NotRuby || in.no_layout || runs_own_image(pid))
+    return false;
+  auto exe = ElfFile::open("/proc/" + std::to_string(pid) + "/exe");
+  return exe && !may_run_ruby(*exe);
+}
+
 void RubyStacks::poll() {
   take_born();
   if (discovery_)
@@ -266,7 +279,7 @@ void RubyStacks::poll() {
   drain_spill();
   for (auto it = watched_.begin(); it != watched_.end();) {
     Inspection in = inspect_process(it->first);
-    if (in.outcome == InspectOutcome::Ruby || --it->second <= 0) {
+    if (in.outcome == InspectOutcome::Ruby || --it->second <= 0 || runs_no_ruby(it->first, in)) {
       record(it->first, in);
       it = watched_.erase(it);
     } else {

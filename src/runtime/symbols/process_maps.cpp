@@ -1,5 +1,7 @@
 #include "process_maps.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <fstream>
 #include <sstream>
@@ -35,6 +37,17 @@ std::vector<Mapping> read_process_maps(pid_t pid) {
   std::stringstream text;
   text << in.rdbuf();
   return parse_process_maps(text.str());
+}
+
+bool runs_own_image(pid_t pid) {
+  static const struct stat self = [] {
+    struct stat st{};
+    stat("/proc/self/exe", &st);  // rbt's own image, once
+    return st;
+  }();
+  struct stat exe{};
+  return self.st_ino && stat(("/proc/" + std::to_string(pid) + "/exe").c_str(), &exe) == 0 &&
+         self.st_dev == exe.st_dev && self.st_ino == exe.st_ino;
 }
 
 }  // namespace rbt::runtime

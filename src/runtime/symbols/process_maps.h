@@ -20,4 +20,8 @@ std::vector<Mapping> read_process_maps(pid_t pid);
 // Parses the text of a maps file (exposed for tests).
 std::vector<Mapping> parse_process_maps(const std::string &text);
 
+// Whether `pid` still runs rbt's own image: the -c child between fork and exec, whose maps,
+// symbols and Ruby-ness are rbt's and say nothing of the program it is about to exec.
+bool runs_own_image(pid_t pid);
+
 }  // namespace rbt::runtime

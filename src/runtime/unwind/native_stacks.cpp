@@ -121,23 +121,9 @@ void NativeStacks::ship_buckets(const UnwindTable &table, Binary &b) {
   next_bucket_ += static_cast<uint32_t>(n);
 }
 
-// A process still running rbt's own image: the -c child between fork and exec. Its maps are
-// rbt's (a binary too big for BPF's row search, and libstdc++, libdw...): reading their CFI
-// would only delay the rows of the program it is about to exec.
-static bool runs_rbt(pid_t pid) {
-  static const struct stat self = [] {
-    struct stat st{};
-    stat("/proc/self/exe", &st);  // rbt's own image, once
-    return st;
-  }();
-  struct stat exe{};
-  return self.st_ino && stat(("/proc/" + std::to_string(pid) + "/exe").c_str(), &exe) == 0 &&
-         self.st_dev == exe.st_dev && self.st_ino == exe.st_ino;
-}
-
 void NativeStacks::add_process(pid_t pid, bool anew) {
-  if (runs_rbt(pid))
-    return;
+  if (runs_own_image(pid))
+    return;  // reading rbt's CFI would only delay the rows of the program it is about to exec
   std::string text = read_text("/proc/" + std::to_string(pid) + "/maps");
   if (text.empty())
     return;
