@@ -123,7 +123,7 @@ int run_driver(const Options &options, runtime::Timeline *timeline) {
       return code;
     cache.store(*object);
   }
-  return run_object(options, *object, timeline);
+  return run_object(options, *object, cache, timeline);
 }
 
 }  // namespace rbt

@@ -49,5 +49,5 @@ int main(int argc, char **argv) {
   if (!entry)
     run_full(argv);
   cache.announce(*entry, opts.verbose);
-  return rbt::run_object(opts, *entry, nullptr);
+  return rbt::run_object(opts, *entry, cache, nullptr);
 }

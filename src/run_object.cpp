@@ -1,14 +1,17 @@
 #include "run_object.h"
 
 #include <signal.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 
+#include "core_btf.h"
 #include "error_report.h"
 #include "output_file.h"
 #include "session.h"
@@ -43,8 +46,26 @@ Status check_stdout() {
 
 }  // namespace
 
+// The minimal-BTF side entry for `obj` on this boot's kernel, made once (core_btf.h).
+static std::string core_btf_path(const cache::ObjectCache &cache, bpf_object *obj) {
+  std::string btf = runtime::object_btf_bytes(obj);
+  if (btf.empty())
+    return {};
+  cache::Sha256 key;
+  key.update(btf);
+  std::string boot;
+  std::ifstream("/proc/sys/kernel/random/boot_id") >> boot;  // one kernel BTF per boot
+  utsname u{};
+  uname(&u);
+  key.update(boot + u.release + u.version);
+  return cache.side_file("core-" + cache::hex(key.finish()) + ".btf", [obj] {
+    auto made = runtime::minimal_core_btf(obj);
+    return made ? *made : std::string();
+  });
+}
+
 int run_object(const Options &options, const cache::CacheEntry &object,
-               runtime::Timeline *timeline) {
+               const cache::ObjectCache &cache, runtime::Timeline *timeline) {
   if (!options.emit_elf.empty()) {
     auto written = write_output_file(options.emit_elf,
                                      std::string(object.elf.data(), object.elf.size()));
@@ -92,6 +113,8 @@ int run_object(const Options &options, const cache::CacheEntry &object,
   so.timeline = timeline;
   so.rstack_needs_ruby = options.rstack_needs_ruby;
   so.ringbuf_bytes = options.ringbuf_bytes;
+  if (cache.enabled())
+    so.core_btf_path = [&cache](bpf_object *obj) { return core_btf_path(cache, obj); };
   runtime::Session session(object.manifest, so);
   if (auto s = session.load(object.elf); !s)
     return fail(s.error(), so.verbose);

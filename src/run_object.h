@@ -4,6 +4,7 @@
 // without them. Returns the process exit status.
 
 #include "cache_entry.h"
+#include "object_cache.h"
 #include "options.h"
 
 namespace rbt {
@@ -12,7 +13,9 @@ namespace runtime {
 class Timeline;
 }
 
+// `cache` keeps the minimal kernel BTF of the object's CO-RE relocations (runtime/core_btf.h)
+// beside the objects; with the cache off libbpf reads the whole vmlinux BTF.
 int run_object(const Options &options, const cache::CacheEntry &object,
-               runtime::Timeline *timeline);
+               const cache::ObjectCache &cache, runtime::Timeline *timeline);
 
 }  // namespace rbt

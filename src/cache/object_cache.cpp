@@ -61,6 +61,19 @@ ObjectCache ObjectCache::open(const Options &options, bool report) {
   return cache;
 }
 
+std::string ObjectCache::side_file(const std::string &name,
+                                   const std::function<std::string()> &make) const {
+  if (!dir_)
+    return {};
+  auto bytes = dir_->read(name);
+  if (bytes && *bytes && !(*bytes)->empty())
+    return dir_->path() + "/" + name;
+  std::string made = make();
+  if (made.empty() || !dir_->write(name, made))
+    return {};
+  return dir_->path() + "/" + name;
+}
+
 std::string ObjectCache::entry_path() const {
   return dir_ ? dir_->path() + "/" + name_ : std::string();
 }

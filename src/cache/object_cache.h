@@ -5,6 +5,7 @@
 // off for the run. Location: RBT_CACHE_DIR, else /var/cache/rbt; size: RBT_CACHE_SIZE_MIB
 // (default 64) before the least recently used entries go.
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -32,6 +33,9 @@ public:
   void announce(const CacheEntry &entry, bool verbose) const;
   void store(const CacheEntry &entry) const;
   std::string entry_path() const;
+  // The path of side entry `name` (runtime/core_btf.h's minimal kernel BTF), written from
+  // `make`'s bytes when absent; "" when the cache is off, or `make` gives nothing.
+  std::string side_file(const std::string &name, const std::function<std::string()> &make) const;
 
 private:
   std::optional<CacheDir> dir_;

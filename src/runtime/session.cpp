@@ -138,6 +138,15 @@ Status Session::load(const std::vector<char> &elf) {
     return make_error("opening the compiled BPF object", strerror(err),
                       "please report this with the script that caused it", err);
   }
+  // Opened again with the minimal BTF when there is one: libbpf takes it only at open.
+  std::string core_btf = options_.core_btf_path ? options_.core_btf_path(obj_) : "";
+  if (!core_btf.empty()) {
+    opts.btf_custom_path = core_btf.c_str();
+    if (bpf_object *again = bpf_object__open_mem(elf.data(), elf.size(), &opts)) {
+      bpf_object__close(obj_);
+      obj_ = again;
+    }
+  }
   // A larger ring buffer (rbt record): room for the events that arrive while the reader
   // symbolizes stacks of processes it has not met yet.
   if (options_.ringbuf_bytes)

@@ -6,6 +6,7 @@
 #include <bpf/libbpf.h>
 
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -42,6 +43,9 @@ struct SessionOptions {
   Timeline *timeline = nullptr;   // receives sample()/marker() events (rbt record); may be null
   bool rstack_needs_ruby = true;  // -p must be a Ruby when the script uses rstack (not record)
   uint32_t ringbuf_bytes = 0;     // the event ring buffer's size (a power of 2); 0: as compiled
+  // A file with a minimal kernel BTF for the object's CO-RE relocations (core_btf.h), or ""
+  // to let libbpf use the whole vmlinux BTF; may be unset.
+  std::function<std::string(bpf_object *)> core_btf_path;
 };
 
 class Session {
