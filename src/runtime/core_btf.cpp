@@ -1,6 +1,8 @@
 #include "core_btf.h"
 
 #include <bpf/btf.h>
+#include <gelf.h>
+#include <libelf.h>
 
 #include <cerrno>
 #include <cstring>
@@ -66,6 +68,35 @@ struct Plan {
 };
 
 }  // namespace
+
+bool has_core_relocations(const std::vector<char> &elf) {
+  if (elf_version(EV_CURRENT) == EV_NONE)
+    return true;  // cannot tell: let the caller make the BTF
+  Elf *e = elf_memory(const_cast<char *>(elf.data()), elf.size());
+  if (!e)
+    return true;
+  size_t strndx = 0;
+  bool found = false;
+  if (elf_getshdrstrndx(e, &strndx) == 0) {
+    for (Elf_Scn *scn = elf_nextscn(e, nullptr); scn; scn = elf_nextscn(e, scn)) {
+      GElf_Shdr sh;
+      const char *name = gelf_getshdr(scn, &sh) ? elf_strptr(e, strndx, sh.sh_name) : nullptr;
+      if (!name || strcmp(name, ".BTF.ext") != 0)
+        continue;
+      Elf_Data *data = elf_getdata(scn, nullptr);
+      // struct btf_ext_header: magic, version, flags, hdr_len, then four u32 (func and line
+      // info), then core_relo_off and core_relo_len. A part starts with its record size.
+      __u32 words[8] = {};
+      if (data && data->d_size >= sizeof(words))
+        memcpy(words, data->d_buf, sizeof(words));
+      __u32 hdr_len = words[1];
+      found = hdr_len >= sizeof(words) && words[7] > sizeof(__u32);
+      break;
+    }
+  }
+  elf_end(e);
+  return found;
+}
 
 std::string object_btf_bytes(bpf_object *obj) {
   const btf *local = bpf_object__btf(obj);

@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 
 #include <string>
+#include <vector>
 
 #include "result.h"
 
@@ -18,6 +19,10 @@ namespace rbt::runtime {
 // The raw BTF bytes for `obj`'s local CO-RE types against the running kernel; empty when the
 // object declares no type the kernel has.
 Result<std::string> minimal_core_btf(bpf_object *obj);
+
+// Whether the object file `elf` has CO-RE relocations (records in .BTF.ext's core_relo part):
+// without them libbpf reads no kernel BTF, and there is nothing to make.
+bool has_core_relocations(const std::vector<char> &elf);
 
 // The object's own BTF, raw: what decides minimal_core_btf's answer on a given kernel.
 std::string object_btf_bytes(bpf_object *obj);

@@ -13,6 +13,7 @@
 #include <cstdarg>
 #include <cstring>
 
+#include "core_btf.h"
 #include "lost_events.h"
 #include "maps.h"
 #include "output/profile_maps.h"
@@ -139,7 +140,9 @@ Status Session::load(const std::vector<char> &elf) {
                       "please report this with the script that caused it", err);
   }
   // Opened again with the minimal BTF when there is one: libbpf takes it only at open.
-  std::string core_btf = options_.core_btf_path ? options_.core_btf_path(obj_) : "";
+  std::string core_btf = options_.core_btf_path && has_core_relocations(elf)
+                             ? options_.core_btf_path(obj_)
+                             : "";
   if (!core_btf.empty()) {
     opts.btf_custom_path = core_btf.c_str();
     if (bpf_object *again = bpf_object__open_mem(elf.data(), elf.size(), &opts)) {
