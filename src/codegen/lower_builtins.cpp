@@ -77,6 +77,22 @@ llvm::Value *Lowering::lower_cpu(const Builtin &) {
                        b_.getInt64Ty());
 }
 
+llvm::Value *Lowering::lower_jiffies(const Builtin &) {
+  return b_.call_helper(BPF_FUNC_jiffies64, b_.getInt64Ty(), {});
+}
+
+llvm::Value *Lowering::lower_numaid(const Builtin &) {
+  return b_.CreateZExt(b_.call_helper(BPF_FUNC_get_numa_node_id, b_.getInt32Ty(), {}),
+                       b_.getInt64Ty());
+}
+
+// The privilege level in the saved code segment selector: 3 is user space (x86-64).
+llvm::Value *Lowering::lower_usermode(const Builtin &) {
+  llvm::Value *cs = b_.CreateLoad(b_.getInt64Ty(), b_.byte_ptr(ctx(), pt_regs_offset("cs")));
+  return b_.CreateZExt(b_.CreateICmpEQ(b_.CreateAnd(cs, b_.getInt64(3)), b_.getInt64(3)),
+                       b_.getInt64Ty());
+}
+
 llvm::Value *Lowering::lower_rand(const Builtin &) {
   return b_.CreateZExt(b_.call_helper(BPF_FUNC_get_prandom_u32, b_.getInt32Ty(), {}),
                        b_.getInt64Ty());

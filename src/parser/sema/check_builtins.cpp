@@ -240,6 +240,20 @@ Type TypeChecker::check_stack_call(const Call &call, StackKind kind) {
 
 Type TypeChecker::check_elapsed(const Builtin &) { return u64(); }
 Type TypeChecker::check_ncpus(const Builtin &) { return u64(); }
+Type TypeChecker::check_jiffies(const Builtin &) { return u64(); }
+Type TypeChecker::check_numaid(const Builtin &) { return u32(); }
+
+Type TypeChecker::check_usermode(const Builtin &node) {
+  for (auto &p : info_.probes[probe_]) {
+    if (!has_registers(p.kind)) {
+      diags_.error(node.range, "usermode needs the registers of a kprobe, uprobe, usdt, profile, "
+                               "software or hardware probe, not of " +
+                                   std::string(probe_kind_name(p.kind)));
+      return Type::none();
+    }
+  }
+  return u64();
+}
 Type TypeChecker::check_cpid(const Builtin &node) {
   if (!env_.has_command)
     diags_.error(node.range, "cpid needs a command to trace: run rbt with -c 'COMMAND'");

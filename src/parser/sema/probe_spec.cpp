@@ -94,6 +94,22 @@ bool has_arguments(ProbeKind kind) {
          kind == ProbeKind::RawTracepoint;
 }
 
+bool has_registers(ProbeKind kind) {
+  switch (kind) {
+  case ProbeKind::Kprobe:
+  case ProbeKind::Kretprobe:
+  case ProbeKind::Uprobe:
+  case ProbeKind::Uretprobe:
+  case ProbeKind::Usdt:
+  case ProbeKind::Profile:
+  case ProbeKind::Software:
+  case ProbeKind::Hardware:
+    return true;
+  default:
+    return false;
+  }
+}
+
 ProbeSpecResult parse_probe_spec(const std::string &text) {
   ProbeSpecResult r;
   ProbeDesc &p = r.probe;

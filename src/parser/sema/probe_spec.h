@@ -19,5 +19,8 @@ ProbeSpecResult parse_probe_spec(const std::string &text);
 // Whether the probe runs in the context of a process (so pid/comm/ustack mean something).
 bool is_return_probe(ProbeKind kind);
 bool has_arguments(ProbeKind kind);
+// Whether the probe's context is the interrupted or probed registers (pt_regs): kprobes,
+// uprobes, USDT and perf events (profile, software, hardware).
+bool has_registers(ProbeKind kind);
 
 }  // namespace rbt::sema
