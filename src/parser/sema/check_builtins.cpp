@@ -313,6 +313,7 @@ Type TypeChecker::check_len(const Call &call) {
   }
   if (!info_.maps.count(map->name))
     unknown_map_reads_.push_back(map);
+  len_maps_.insert(map);
   return Type::integer(64, true);
 }
 

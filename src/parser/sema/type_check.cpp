@@ -105,6 +105,12 @@ void TypeChecker::check_program(const Program &program) {
   for (const MapRef *m : unknown_map_reads_)
     if (!info_.maps.count(m->name))
       diags_.error(m->range, "undefined map " + m->name + " (it is never assigned)");
+  for (const MapRef *m : len_maps_) {
+    auto it = info_.maps.find(m->name);
+    if (it != info_.maps.end() && it->second.key.is_none())
+      diags_.error(m->range, "len() counts a map's keys, and " + m->name +
+                                 " is a scalar map (it holds one value, with no key)");
+  }
 }
 
 // $1..$N in an attach point (`profile:hz:$1`, `uprobe:$1:main`) are replaced by the words

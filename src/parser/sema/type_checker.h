@@ -4,6 +4,7 @@
 
 #include <cassert>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -102,6 +103,9 @@ private:
   uint64_t unroll_copies_ = 1;                // the product of their counts
   uint64_t lowered_stmts_ = 0;
   std::vector<const ast::MapRef *> unknown_map_reads_;
+  // len()'s maps: a scalar map (no keys) is an error, as in bpftrace, judged once every
+  // assignment has been seen.
+  std::set<const ast::MapRef *> len_maps_;
   // Attach point errors, found once and reported by every pass (only the last pass counts).
   std::vector<Diagnostic> &attach_errors_ = info_.attach_errors;
   std::vector<Diagnostic> &skipped_probes_ = info_.skipped_probes;
