@@ -42,6 +42,7 @@ uint32_t Type::align() const {
   case TypeKind::Symbol:
   case TypeKind::Timestamp:
   case TypeKind::Inet:
+  case TypeKind::ErrorNumber:
     return 8;
   case TypeKind::Buffer:
     return 4;
@@ -150,6 +151,13 @@ Type Type::timestamp() {
   return t;
 }
 
+Type Type::error_number() {
+  Type t;
+  t.kind = TypeKind::ErrorNumber;
+  t.size = 8;
+  return t;
+}
+
 Type Type::inet() {
   Type t;
   t.kind = TypeKind::Inet;
@@ -250,6 +258,8 @@ std::string Type::name() const {
     return "timestamp";
   case TypeKind::Inet:
     return "inet";
+  case TypeKind::ErrorNumber:
+    return "strerror";
   case TypeKind::Array:
     return elems[0].name() + "[" + std::to_string(count) + "]";
   case TypeKind::Tuple: {

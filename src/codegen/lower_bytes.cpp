@@ -40,6 +40,12 @@ llvm::Value *Lowering::lower_strftime(const Call &call) {
   return slot;
 }
 
+llvm::Value *Lowering::lower_strerror(const Call &call) {
+  llvm::Value *slot = value_slot(8, "strerror");
+  b_.store_int(slot, lower_expr(*call.args[0]), 8);
+  return slot;
+}
+
 llvm::Value *Lowering::lower_ntop(const Call &call) {
   const Expr &addr = *call.args.back();
   const Type &t = type_of(&addr);

@@ -64,6 +64,13 @@ Type TypeChecker::check_strftime(const Call &call) {
   return Type::timestamp();
 }
 
+Type TypeChecker::check_strerror(const Call &call) {
+  Type t = check_expr(*call.args[0]);
+  if (!expect_int(*call.args[0], t, "strerror()'s error number"))
+    return Type::none();
+  return Type::error_number();
+}
+
 namespace {
 // The address bytes ntop() accepts: an IPv4 address in an integer, or 4 or 16 bytes.
 bool is_address_bytes(const Type &t) {

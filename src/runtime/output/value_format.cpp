@@ -116,6 +116,12 @@ std::string format_value(const Type &t, const uint8_t *p) {
   }
   case TypeKind::Inet:
     return inet_text(p);
+  case TypeKind::ErrorNumber: {
+    int64_t n;
+    memcpy(&n, p, 8);
+    return n >= 0 && n <= INT32_MAX ? strerror(static_cast<int>(n))
+                                    : "Unknown error " + std::to_string(n);
+  }
   case TypeKind::Array: {
     // Arrays print unspaced, tuples spaced, as bpftrace.
     std::string s = "[";
