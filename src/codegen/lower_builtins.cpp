@@ -86,11 +86,15 @@ llvm::Value *Lowering::lower_numaid(const Builtin &) {
                        b_.getInt64Ty());
 }
 
-// The privilege level in the saved code segment selector: 3 is user space (x86-64).
-llvm::Value *Lowering::lower_usermode(const Builtin &) {
+// The privilege level in the context's saved code segment selector: 3 is user space
+// (x86-64). Only for probes whose context is pt_regs (sema's has_registers).
+llvm::Value *Lowering::in_user_mode() {
   llvm::Value *cs = b_.CreateLoad(b_.getInt64Ty(), b_.byte_ptr(ctx(), pt_regs_offset("cs")));
-  return b_.CreateZExt(b_.CreateICmpEQ(b_.CreateAnd(cs, b_.getInt64(3)), b_.getInt64(3)),
-                       b_.getInt64Ty());
+  return b_.CreateICmpEQ(b_.CreateAnd(cs, b_.getInt64(3)), b_.getInt64(3));
+}
+
+llvm::Value *Lowering::lower_usermode(const Builtin &) {
+  return b_.CreateZExt(in_user_mode(), b_.getInt64Ty());
 }
 
 llvm::Value *Lowering::lower_rand(const Builtin &) {
@@ -224,12 +228,10 @@ llvm::Value *Lowering::lower_stack(const Type &t) {
   if (!user && samples_interrupted_context()) {
     // A sample that interrupted user space has no kernel stack: answer what the helper would
     // (-EFAULT, an empty stack) without its call, a few hundred ns on most profile samples.
-    llvm::Value *cs = b_.CreateLoad(b_.getInt64Ty(), b_.byte_ptr(ctx(), pt_regs_offset("cs")));
     auto *in_kernel = new_block("kstack_in_kernel");
     auto *done = new_block("kstack_done");
     b_.CreateStore(b_.getInt64(static_cast<uint64_t>(-EFAULT)), slot);
-    b_.CreateCondBr(b_.CreateICmpEQ(b_.CreateAnd(cs, b_.getInt64(3)), b_.getInt64(3)), done,
-                    in_kernel);
+    b_.CreateCondBr(in_user_mode(), done, in_kernel);
     b_.SetInsertPoint(in_kernel);
     b_.CreateStore(get_stackid(), slot);
     b_.CreateBr(done);

@@ -149,6 +149,7 @@ private:
   const Type &type_of(const ast::Node *node) const { return sema_.type_of(node); }
   llvm::Value *ctx() { return ctx_; }
   bool samples_interrupted_context() const;  // a perf-event probe: ctx holds pt_regs
+  llvm::Value *in_user_mode();               // i1: the context's registers are user space's
   llvm::BasicBlock *new_block(const char *name);
 
   llvm::Module &module_;

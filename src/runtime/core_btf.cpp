@@ -44,8 +44,8 @@ bool find_member(const btf *b, __u32 id, const std::string &name, __u32 base, __
       }
       continue;
     }
-    __u32 inner = btf__resolve_type(b, m->type) > 0 ? btf__resolve_type(b, m->type) : m->type;
-    if (find_member(b, inner, name, off, bit_off, type, depth + 1))
+    int inner = btf__resolve_type(b, m->type);
+    if (inner > 0 && find_member(b, static_cast<__u32>(inner), name, off, bit_off, type, depth + 1))
       return true;
   }
   return false;

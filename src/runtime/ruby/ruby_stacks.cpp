@@ -2,6 +2,7 @@
 
 #include <bpf/bpf.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -264,11 +265,21 @@ void RubyStacks::drain_spill() {
 // is a Ruby nor links libruby: it is recorded as not Ruby at once, so its samples say so,
 // instead of "not inspected yet" for the whole watch. The -c child still running rbt's image
 // (before its exec) is not judged; an exec later gives the process a new image, inspected anew.
-static bool runs_no_ruby(pid_t pid, const Inspection &in) {
+// The verdict is kept per executable file: a watch polls every 2 ms, and a ruby that has not
+// started its VM yet would have its ELF file read on each.
+bool RubyStacks::runs_no_ruby(pid_t pid, const Inspection &in) {
   if (in.outcome != InspectOutcome::NotRuby || in.no_layout || runs_own_image(pid))
     return false;
-  auto exe = ElfFile::open("/proc/" + std::to_string(pid) + "/exe");
-  return exe && !may_run_ruby(*exe);
+  std::string exe_path = "/proc/" + std::to_string(pid) + "/exe";
+  struct stat st{};
+  if (stat(exe_path.c_str(), &st) != 0)
+    return false;
+  auto [verdict, inserted] = exe_runs_no_ruby_.try_emplace({st.st_dev, st.st_ino}, false);
+  if (inserted) {
+    auto exe = ElfFile::open(exe_path);
+    verdict->second = exe && !may_run_ruby(*exe);
+  }
+  return verdict->second;
 }
 
 void RubyStacks::poll() {

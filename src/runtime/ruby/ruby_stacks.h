@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <map>
+#include <utility>
 #include <memory>
 #include <string>
 #include <vector>
@@ -73,6 +74,9 @@ private:
   std::unique_ptr<RubyDiscovery> discovery_;
   std::map<uint64_t, RubyProcess> processes_;  // kept after exit, to name C functions
   std::map<pid_t, int> watched_;            // pid → polls left before giving up
+  // Whether a watched, not yet Ruby process should be recorded as not Ruby now (ruby_stacks.cpp).
+  bool runs_no_ruby(pid_t pid, const Inspection &in);
+  std::map<std::pair<dev_t, ino_t>, bool> exe_runs_no_ruby_;  // by executable: no Ruby in it
   // Ruby processes whose symbol table was not there yet (a -c child is inspected before Ruby
   // has initialised): pid → polls left.
   std::map<uint64_t, int> unnamed_;
