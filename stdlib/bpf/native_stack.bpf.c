@@ -59,6 +59,16 @@ struct {
   __type(value, struct rbt_unwind_proc);
 } rbt_unwind_procs SEC(".maps");
 
+// The last generation user space gave a record (rbt_unwind_proc.generation), or took one
+// away: it grows with every write and every delete of rbt_unwind_procs. A CPU that walked a
+// process at this epoch knows that process's record is unchanged and needs no lookup of it.
+struct {
+  __uint(type, BPF_MAP_TYPE_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, __u32);
+} rbt_unwind_epoch SEC(".maps");
+
 // Processes (tgid → when) met with no mappings, or with a pc outside them: user space maps them.
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
@@ -104,6 +114,11 @@ struct {
 } rbt_unwind_cache SEC(".maps");
 
 #define STACK_CHUNK 2048
+// Stack ids this CPU found or stored in rbt_native_stacks, direct mapped: a profile's
+// samples repeat a few dozen stacks, and a hit here skips the hash lookup, whose buckets and
+// entries the sampled program has pushed out of the caches by the next sample (0.4 us of a
+// mixed stack's 3.5 with one remembered id, 0.08 with 64).
+#define STORED_IDS 64
 
 struct native_scratch {
   __u64 ip, sp, bp, hash;
@@ -111,7 +126,13 @@ struct native_scratch {
   __u64 anchor, anchors_left;  // rbt_nstack_to: stop at this function's Nth frame
   __u64 to_interpreter;        // rbt_nstack_to: stop at the first interpreter frame
   __u64 chunk_base, chunk_len;  // the user stack's bytes [base, base + len) in chunk
-  __u64 stored_id;  // the last stack id this CPU found or stored in rbt_native_stacks
+  // The process this CPU last walked, checked against its record at `epoch`: a walk of the
+  // same image at the same epoch trusts `generation` and looks the record up only if a frame
+  // misses the row cache (a hash lookup of memory the sampled program has pushed out of the
+  // caches: 0.25 us of a walk).
+  __u64 known_mm;
+  __u32 known_tgid, known_generation, known_epoch, generation;
+  __u64 stored[STORED_IDS];  // stack ids this CPU found or stored in rbt_native_stacks
   __u8 chunk[STACK_CHUNK];
   struct rbt_native_stack stack;
 };
@@ -126,7 +147,7 @@ struct {
 // bpf_loop's context lives on the BPF stack, so the map value pointers keep their type there.
 struct native_ctx {
   struct native_scratch *s;
-  struct rbt_unwind_proc *proc;
+  struct rbt_unwind_proc *proc;  // null until a frame misses the row cache
 };
 
 static __always_inline void ask_user_space(__u32 tgid) {
@@ -251,12 +272,21 @@ static long unwind_one(__u64 index, void *ctx) {
   struct row_cache_set *set = bpf_map_lookup_elem(&rbt_unwind_cache, &slot);
   if (!set)
     return 1;
-  __u32 tgid = s->stack.tgid, generation = proc->generation;
+  __u32 tgid = s->stack.tgid, generation = s->generation;
   struct row_cache_entry *c = &set->way[0];
   if (c->pc != pc || c->tgid != tgid || c->generation != generation)
     c = &set->way[1];
   struct row_cache_entry *r = c;
   if (c->pc != pc || c->tgid != tgid || c->generation != generation) {
+    if (!proc) {
+      proc = bpf_map_lookup_elem(&rbt_unwind_procs, &tgid);
+      if (!proc || proc->generation != generation) {  // rewritten or gone since the walk began
+        record_frame(s, n, 0);
+        s->stack.stop = RBT_NATIVE_STOP_UNKNOWN;
+        return 1;
+      }
+      ((struct native_ctx *)ctx)->proc = proc;
+    }
     struct rbt_unwind_mapping *m = mapping_of(proc, pc);
     if (!m) {
       record_frame(s, n, 0);
@@ -334,22 +364,37 @@ static __always_inline struct native_scratch *walk_native(__u64 max_depth, __u64
   struct task_struct___native *task = (void *)bpf_get_current_task_btf();
   if (tgid == 0 || (task->flags & PF_KTHREAD))
     return 0;
-  struct rbt_unwind_proc *p = bpf_map_lookup_elem(&rbt_unwind_procs, &tgid);
-  __u64 mm = (__u64)task->mm;
-  if (p && p->mm != mm) {
-    if (p->mm) {  // the record describes an earlier image of this pid
-      ask_user_space_anew(tgid);
-      p = 0;
-    } else {
-      __sync_val_compare_and_swap(&p->mm, 0, mm);  // first use since user space wrote it
-    }
-  } else if (!p) {
-    ask_user_space(tgid);
-  }
   __u32 zero = 0;
   struct native_scratch *s = bpf_map_lookup_elem(&rbt_native_scratch, &zero);
-  if (!s)
+  __u32 *epoch = bpf_map_lookup_elem(&rbt_unwind_epoch, &zero);
+  if (!s || !epoch)
     return 0;
+  __u64 mm = (__u64)task->mm;
+  struct rbt_unwind_proc *p = 0;
+  __u32 now = *epoch;
+  int known = s->known_tgid == tgid && s->known_mm == mm && s->known_epoch == now;
+  if (!known) {
+    s->known_tgid = 0;
+    p = bpf_map_lookup_elem(&rbt_unwind_procs, &tgid);
+    if (p && p->mm != mm) {
+      if (p->mm) {  // the record describes an earlier image of this pid
+        ask_user_space_anew(tgid);
+        p = 0;
+      } else {
+        __sync_val_compare_and_swap(&p->mm, 0, mm);  // first use since user space wrote it
+        if (p->mm != mm)
+          p = 0;  // another CPU claimed it for another image meanwhile
+      }
+    } else if (!p) {
+      ask_user_space(tgid);
+    }
+    if (p) {
+      s->known_tgid = tgid;
+      s->known_mm = mm;
+      s->known_epoch = now;
+      s->known_generation = p->generation;
+    }
+  }
   struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs((void *)task);
   if (!regs)
     return 0;
@@ -370,7 +415,7 @@ static __always_inline struct native_scratch *walk_native(__u64 max_depth, __u64
   s->stack.stop = RBT_NATIVE_STOP_END;
   s->chunk_base = 0;
   s->chunk_len = 0;
-  if (!p) {  // not mapped yet: the leaf alone, and the reason
+  if (!known && !p) {  // not mapped yet: the leaf alone, and the reason
     s->stack.pcs[0] = s->ip;
     s->stack.count = 1;
     s->stack.stop = RBT_NATIVE_STOP_UNKNOWN;
@@ -380,6 +425,7 @@ static __always_inline struct native_scratch *walk_native(__u64 max_depth, __u64
   s->to_interpreter = anchor == RBT_NATIVE_TO_INTERPRETER;
   s->anchor = s->to_interpreter ? 0 : anchor & ((1ULL << 48) - 1);
   s->anchors_left = s->to_interpreter ? 0 : anchor >> 48;
+  s->generation = known ? s->known_generation : p->generation;
   struct native_ctx c = {s, p};
   bpf_loop(RBT_NATIVE_MAX_DEPTH + 1, unwind_one, &c, 0);
   if (s->stack.stop == RBT_NATIVE_STOP_UNKNOWN)
@@ -392,16 +438,17 @@ static __always_inline __u64 native_stack_id(__u64 max_depth, __u64 anchor) {
   if (!s)
     return 0;
   __u64 id = (s->hash ^ ((__u64)s->stack.stop << 56) ^ s->stack.count) | 1;
-  // The same stack as this CPU's last (a loop in the same functions): known without a lookup
-  // of the map, whose entries nothing deletes.
-  if (id == s->stored_id)
+  // A stack this CPU met lately: known without a lookup of the map, whose entries nothing
+  // deletes.
+  __u64 *known = &s->stored[(id >> 8) & (STORED_IDS - 1)];
+  if (id == *known)
     return id;
   if (bpf_map_lookup_elem(&rbt_native_stacks, &id)) {
-    s->stored_id = id;
+    *known = id;
   } else {
     long err = bpf_map_update_elem(&rbt_native_stacks, &id, &s->stack, BPF_NOEXIST);
     if (err == 0 || err == -RBT_EEXIST)  // EEXIST: another CPU stored it meanwhile
-      s->stored_id = id;
+      *known = id;
   }
   return id;
 }

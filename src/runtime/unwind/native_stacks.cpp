@@ -60,7 +60,14 @@ NativeStacks::NativeStacks(bpf_object *obj, bool verbose)
     : verbose_(verbose), rows_fd_(map_fd(obj, "rbt_unwind_rows")),
       buckets_fd_(map_fd(obj, "rbt_unwind_buckets")),
       procs_fd_(map_fd(obj, "rbt_unwind_procs")), unknown_fd_(map_fd(obj, "rbt_unwind_unknown")),
-      stacks_fd_(map_fd(obj, "rbt_native_stacks")) {}
+      stacks_fd_(map_fd(obj, "rbt_native_stacks")), epoch_fd_(map_fd(obj, "rbt_unwind_epoch")) {}
+
+// After every write or delete of a record: walkers that remember a record at an older epoch
+// look it up again (native_stack.bpf.c).
+void NativeStacks::publish_epoch() {
+  uint32_t zero = 0;
+  bpf_map_update_elem(epoch_fd_, &zero, &generation_, BPF_ANY);
+}
 
 const NativeStacks::Binary &NativeStacks::binary(const std::string &path) {
   struct stat st{};
@@ -165,6 +172,7 @@ void NativeStacks::add_process(pid_t pid, bool anew) {
   proc->generation = ++generation_;
   uint32_t key = static_cast<uint32_t>(pid);
   bpf_map_update_elem(procs_fd_, &key, proc.get(), BPF_ANY);
+  publish_epoch();
   if (on_remapped)
     on_remapped(pid);
 }
@@ -174,6 +182,8 @@ void NativeStacks::forget_exited() {
     if (kill(it->first, 0) != 0 && errno == ESRCH) {
       uint32_t key = static_cast<uint32_t>(it->first);
       bpf_map_delete_elem(procs_fd_, &key);
+      ++generation_;
+      publish_epoch();
       it = last_maps_.erase(it);
     } else {
       ++it;

@@ -58,12 +58,13 @@ private:
   void ship_buckets(const UnwindTable &table, Binary &b);
 
   bool verbose_;
-  int rows_fd_, buckets_fd_, procs_fd_, unknown_fd_, stacks_fd_;
+  int rows_fd_, buckets_fd_, procs_fd_, unknown_fd_, stacks_fd_, epoch_fd_;
   uint32_t next_row_ = 0;
   uint32_t next_bucket_ = 0;
-  uint32_t generation_ = 0;  // rbt_unwind_proc.generation: unique per update
+  uint32_t generation_ = 0;  // rbt_unwind_proc.generation: unique per update (and delete)
   uint64_t polls_ = 0;
   void forget_exited();  // drops the records of processes that have exited
+  void publish_epoch();  // generation_ into rbt_unwind_epoch
   std::map<std::string, Binary> binaries_;  // by "dev:inode"
   // What was last read of each process: the maps text, to skip an unchanged file, and the
   // mappings written, to skip a rewrite when only mappings without rows moved (the heap, a
