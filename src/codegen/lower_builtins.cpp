@@ -254,14 +254,28 @@ bool Lowering::samples_interrupted_context() const {
 }
 
 // The first ustack of a process tells user space to capture its memory map while it lives,
-// so its stacks still symbolize after it exits. A lookup first: it takes no lock, where an
-// update of a key already there takes the bucket's lock on every event only to fail.
+// so its stacks still symbolize after it exits. The pid this CPU announced last needs nothing
+// more (a profile's samples come from one process in a row): seen_pids is a hash whose
+// buckets the sampled program pushes out of the caches between samples, and nothing deletes
+// from it. Then a lookup: it takes no lock, where an update of a key already there takes the
+// bucket's lock on every event only to fail.
 void Lowering::announce_process(llvm::Value *pid) {
+  llvm::Value *zero = b_.stack_slot(4, "last_announced_key");
+  b_.CreateStore(b_.getInt32(0), zero);
+  llvm::Value *last = b_.map_lookup(resources_.last_announced_pid(), zero);
+  auto *check = new_block("check_seen_pids");
+  auto *done = new_block("known_process");
+  auto *have_last = new_block("have_last_announced");
+  b_.CreateCondBr(b_.CreateIsNull(last), check, have_last);
+  b_.SetInsertPoint(have_last);
+  b_.CreateCondBr(b_.CreateICmpEQ(b_.CreateLoad(b_.getInt64Ty(), last), pid), done, check);
+  b_.SetInsertPoint(check);
+  auto *remember = new_block("remember_announced");
+  auto *after = new_block("announced");
   llvm::Value *key = b_.stack_slot(8, "pid_key");
   b_.CreateStore(pid, key);
   auto *unseen = new_block("unseen_process");
-  auto *done = new_block("known_process");
-  b_.CreateCondBr(b_.CreateIsNull(b_.map_lookup(resources_.seen_pids(), key)), unseen, done);
+  b_.CreateCondBr(b_.CreateIsNull(b_.map_lookup(resources_.seen_pids(), key)), unseen, after);
   b_.SetInsertPoint(unseen);
   llvm::Value *one = b_.stack_slot(8, "one");
   b_.CreateStore(b_.getInt8(1), one);
@@ -273,6 +287,11 @@ void Lowering::announce_process(llvm::Value *pid) {
   b_.CreateStore(b_.getInt64(static_cast<uint64_t>(EventId::NewProcess)), event);
   b_.CreateStore(pid, b_.byte_ptr(event, 8));
   send_event(event, 16);
+  b_.CreateBr(after);
+  b_.SetInsertPoint(after);
+  b_.CreateCondBr(b_.CreateIsNull(last), done, remember);
+  b_.SetInsertPoint(remember);
+  b_.CreateStore(pid, last);
   b_.CreateBr(done);
   b_.SetInsertPoint(done);
 }

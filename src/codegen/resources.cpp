@@ -75,6 +75,13 @@ llvm::GlobalVariable *Resources::seen_pids() {
   return seen_pids_;
 }
 
+llvm::GlobalVariable *Resources::last_announced_pid() {
+  if (!last_announced_pid_)
+    last_announced_pid_ =
+        debug_info_.define_map("rbt_last_announced", BPF_MAP_TYPE_PERCPU_ARRAY, 1, 4, 8);
+  return last_announced_pid_;
+}
+
 llvm::GlobalVariable *Resources::config() {
   if (!config_)
     config_ = debug_info_.define_map(manifest_.config_name, BPF_MAP_TYPE_ARRAY, 1, 4,

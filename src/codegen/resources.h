@@ -42,6 +42,8 @@ public:
   llvm::GlobalVariable *stack_map(bool user, uint32_t depth);
   // pid → 1 for processes whose memory map user space was told to capture (ustack).
   llvm::GlobalVariable *seen_pids();
+  // Per CPU, the pid this CPU announced or found in seen_pids last (announce_process).
+  llvm::GlobalVariable *last_announced_pid();
   // The RuntimeConfig map, made on first use.
   llvm::GlobalVariable *config();
   // The per-CPU array holding values too large for the BPF stack (long strings, their events
@@ -72,6 +74,7 @@ private:
   llvm::GlobalVariable *lost_events_ = nullptr;
   std::map<std::string, llvm::GlobalVariable *> map_full_counters_;
   llvm::GlobalVariable *seen_pids_ = nullptr;
+  llvm::GlobalVariable *last_announced_pid_ = nullptr;
   llvm::GlobalVariable *config_ = nullptr;
   llvm::GlobalVariable *scratch_ = nullptr;  // the placeholder until finish_scratch()
   uint32_t scratch_pages_ = 0;
