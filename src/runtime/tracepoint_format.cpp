@@ -44,8 +44,16 @@ FieldLayout classify(const std::string &decl, uint32_t offset, uint32_t size, bo
       base = base.substr(6);
     pointee->type_name = base;
     bool is_char = base == "char" || base == "unsigned char";
-    pointee->kind = is_char ? FieldLayout::Kind::Int : FieldLayout::Kind::Other;
+    // `struct __kernel_timespec * rqtp`: a record by name, its fields from the kernel's BTF
+    // (naptime.bt reads args->rqtp->tv_sec). One level only: `struct x **` stays opaque.
+    bool is_record = (base.rfind("struct ", 0) == 0 || base.rfind("union ", 0) == 0) &&
+                     type.find('*') == type.rfind('*');
+    pointee->kind = is_char     ? FieldLayout::Kind::Int
+                    : is_record ? FieldLayout::Kind::Record
+                                : FieldLayout::Kind::Other;
     pointee->size = is_char ? 1 : 0;
+    if (is_record)  // records go by their bare name, as BTF names them
+      pointee->type_name = base.substr(base.find(' ') + 1);
     f.pointee = pointee;
   } else if (size <= 8) {
     f.kind = FieldLayout::Kind::Int;
