@@ -103,6 +103,10 @@ struct scratch {
   __u64 anchor_root, anchor_count;       // rbt_rstack_anchor's scan
   __u64 last_id;  // the id of the stack in `stack` (take_stack's last answer on this CPU)
   __u64 known_id;  // the last id this CPU found stored (nothing deletes a stored stack)
+  // rbt_rstack_anchor's last answer for a root C method: its function, a fact of the image
+  // (tgid, start), so the next sample under the same method skips the rbt_ruby_frames lookup.
+  __u64 anchor_method, anchor_start, anchor_cfunc;
+  __u32 anchor_tgid;
   __u8 cf[CF_BUF];
   __u8 body[BODY_BUF];
   __u64 succ[10];
@@ -734,10 +738,17 @@ __u64 rbt_rstack_anchor(__u64 id) {
     return RBT_NATIVE_TO_INTERPRETER;
   if (!root || count >= (1 << 15))
     return 0;
+  if (c.s->anchor_method == root && c.s->anchor_tgid == c.st->tgid &&
+      c.s->anchor_start == c.st->start)
+    return count << 48 | c.s->anchor_cfunc;
   struct rbt_ruby_frame_key key = {root, 0, c.st->tgid, c.st->start};
   struct rbt_ruby_frame *f = bpf_map_lookup_elem(&rbt_ruby_frames, &key);
   if (!f || !f->cfunc || (f->cfunc >> 48))
     return 0;
+  c.s->anchor_method = root;
+  c.s->anchor_tgid = c.st->tgid;
+  c.s->anchor_start = c.st->start;
+  c.s->anchor_cfunc = f->cfunc;
   return count << 48 | f->cfunc;
 }
 
