@@ -243,17 +243,17 @@ void Recorder::note_thread(uint32_t pid, uint32_t tid, const std::string &comm) 
     // A sample's comm is the thread's name now (threads are often named after they start).
     if (comm != t.thread.name)
       t.thread.name = comm;
-    t.from_proc = false;
-  } else if (added || t.from_proc) {
-    // A marker names no comm: read it, again now and then while it may still be renamed.
+  } else {
+    // A marker names no comm: read it, again now and then, since it may have been renamed
+    // (a Ruby thread names itself once it runs) or exec'd (a -c child sampled before its exec
+    // was still rbt) since the name was last taken, from /proc or from a sample.
     uint64_t now = clock_ns(CLOCK_MONOTONIC);
-    if (added || now - t.read_ns > 200000000ull) {
+    if (added || now - t.read_ns > 20000000ull) {
       std::string name = read_comm("/proc/" + std::to_string(pid) + "/task/" +
                                    std::to_string(tid) + "/comm");
       if (!name.empty())
         t.thread.name = name;
       t.read_ns = now;
-      t.from_proc = true;
     }
   }
   if (added) {

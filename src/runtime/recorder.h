@@ -69,7 +69,6 @@ private:
   std::unordered_map<std::string, std::pair<uint32_t, bool>> lines_[3];
   struct NamedThread {
     profile::Thread thread;
-    bool from_proc = false;  // named from /proc (markers only so far), not from a sample
     uint64_t read_ns = 0;    // when /proc was read
   };
   std::map<std::pair<uint32_t, uint32_t>, NamedThread> threads_;
