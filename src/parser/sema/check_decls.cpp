@@ -172,6 +172,16 @@ void TypeChecker::check_map_decls(const Program &program) {
   }
 }
 
+namespace {
+// A C type without its qualifiers: `const struct timespec *` reads as `struct timespec *`.
+std::string unqualified(std::string type) {
+  for (const char *q : {"const ", "volatile "})
+    for (size_t at; (at = type.find(q)) != std::string::npos;)
+      type.erase(at, std::string(q).size());
+  return type;
+}
+}  // namespace
+
 bool TypeChecker::check_args_field(const FieldAccess &fa, const FieldLayout &field) {
   auto it = info_.probes.find(probe_);
   if (it == info_.probes.end() || it->second.size() < 2)
@@ -186,7 +196,7 @@ bool TypeChecker::check_args_field(const FieldAccess &fa, const FieldLayout &fie
       return false;
     }
     if (f->kind != field.kind || f->size != field.size || f->is_signed != field.is_signed ||
-        f->type_name != field.type_name) {
+        unqualified(f->type_name) != unqualified(field.type_name)) {
       diags_.error(fa.range, "field '" + fa.field + "' has different types in the tracepoints of "
                              "this probe (" + field.type_name + ", " + f->type_name +
                              "); use separate probes");
