@@ -209,10 +209,10 @@ llvm::Value *Lowering::lower_del(const Call &call) {
     b_.zero_bytes(found, desc.bpf_value_size());
     b_.CreateBr(done);
     b_.SetInsertPoint(done);
-    return nullptr;
+    return b_.CreateZExt(b_.CreateIsNotNull(found), b_.getInt64Ty());
   }
-  b_.map_delete(resources_.map_global(map.name), key);
-  return nullptr;
+  llvm::Value *err = b_.map_delete(resources_.map_global(map.name), key);
+  return b_.CreateZExt(b_.CreateICmpEQ(err, b_.getInt64(0)), b_.getInt64Ty());
 }
 
 // A stack value is {stack id, pid}: frames stay in the stack map, and the pid says whose

@@ -167,7 +167,7 @@ Type TypeChecker::check_del(const Call &call) {
     diags_.error(call.range, "delete(): " + map->name + " has " +
                                  (m.key.is_none() ? std::string("no key") : "keys of type " + m.key.name()) +
                                  ", not " + (key.is_none() ? std::string("no key") : key.name()));
-  return Type::void_type();
+  return Type::boolean();  // whether a key was there to delete, as today's bpftrace
 }
 
 // str(p[, n]): the NUL-terminated string at address p (or a string value), at most n bytes.
