@@ -110,6 +110,18 @@ llvm::Value *Lowering::lower_curtask(const Builtin &) {
   return b_.call_helper(BPF_FUNC_get_current_task, b_.getInt64Ty(), {});
 }
 
+// Reads curtask->a->b...: every step but the last is a pointer.
+llvm::Value *Lowering::lower_ppid(const Builtin &node) {
+  llvm::Value *at = b_.call_helper(BPF_FUNC_get_current_task, b_.getInt64Ty(), {});
+  const auto &path = sema_.task_paths.at(&node);
+  for (const FieldLayout *step : path) {
+    llvm::Value *slot = value_slot(step->size, step->name);
+    b_.probe_read(slot, step->size, b_.CreateAdd(at, b_.getInt64(step->offset)), false);
+    at = b_.load_int(slot, step->size, false);
+  }
+  return at;
+}
+
 llvm::Value *Lowering::lower_probe(const Builtin &node) {
   llvm::Value *slot = value_slot(type_of(&node).size, "probe");
   b_.store_bytes(slot, probe_->name);

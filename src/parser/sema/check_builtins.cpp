@@ -243,6 +243,19 @@ Type TypeChecker::check_ncpus(const Builtin &) { return u64(); }
 Type TypeChecker::check_jiffies(const Builtin &) { return u64(); }
 Type TypeChecker::check_numaid(const Builtin &) { return u32(); }
 
+// ppid: the current task's real_parent->pid (bpftrace's definition), offsets from BTF.
+Type TypeChecker::check_ppid(const Builtin &node) {
+  const RecordLayout *task = find_struct("task_struct");
+  const FieldLayout *parent = task ? task->find("real_parent") : nullptr;
+  const FieldLayout *pid = task ? task->find("pid") : nullptr;
+  if (!parent || parent->size != 8 || !pid || pid->size != 4) {
+    diags_.error(node.range, "ppid needs task_struct's real_parent and pid in the kernel's BTF");
+    return Type::none();
+  }
+  info_.task_paths[&node] = {parent, pid};
+  return u32();
+}
+
 Type TypeChecker::check_usermode(const Builtin &node) {
   for (auto &p : info_.probes[probe_]) {
     if (!has_registers(p.kind)) {

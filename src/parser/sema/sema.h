@@ -84,6 +84,8 @@ struct SemaInfo {
   // Structs the script defines (`struct foo { ... }`), before the kernel's of the same name.
   std::map<std::string, std::shared_ptr<RecordLayout>> script_structs;
   std::unordered_map<const ast::Node *, const FieldLayout *> fields;  // FieldAccess → field
+  // Builtins that follow kernel pointers from curtask (ppid): each step's field, from BTF.
+  std::unordered_map<const ast::Node *, std::vector<const FieldLayout *>> task_paths;
   // str() calls and casts: whether the address they read is in user space.
   std::unordered_map<const ast::Node *, bool> user_space;
   std::map<std::string, MapDeclInfo> map_decls;  // by map name
