@@ -20,7 +20,7 @@ ast::Program *parse(const SourceFile &source, ast::ASTContext &ctx, DiagnosticEn
                     const HeaderMacros &header_macros) {
   // Diagnostics quote the file as written; the lexer reads it preprocessed (same lines).
   std::string text = source.text();
-  if (needs_preprocessing(text)) {
+  if (needs_preprocessing(text) || !header_macros.values.empty()) {  // or --include's macros
     text = preprocess(text, diags, header_macros);
     if (diags.has_errors())
       return nullptr;
