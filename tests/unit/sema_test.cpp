@@ -204,12 +204,17 @@ TEST(Sema, GetoptTypesFollowTheDefault) {
 
 TEST(Sema, GetoptTakesTheCommandLinesValues) {
   rbt::sema::Environment env;
-  env.named = {{"n", "-20"}, {"s", "a longer text"}, {"f", std::nullopt}, {"t", "off"}};
+  env.named = {{"n", "-20"}, {"s", "a longer text"}, {"f", std::nullopt}, {"t", "off"},
+               {"ms", "10ms"}, {"h", "0x1_0"}, {"min", "-9223372036854775808"}};
   Checked c("BEGIN { @n = getopt(\"n\", 5); @s = getopt(\"s\", \"abc\"); "
-            "@f = getopt(\"f\"); @t = getopt(\"t\", true); }",
+            "@f = getopt(\"f\"); @t = getopt(\"t\", true); @ms = getopt(\"ms\", 0); "
+            "@h = getopt(\"h\", 0); @min = getopt(\"min\", 0); }",
             env);
   ASSERT_TRUE(c.ok) << c.errors();
   EXPECT_EQ(c.info.named_params.at("n").value, "-20");
+  EXPECT_EQ(c.info.named_params.at("ms").value, "10000000");  // as the literal 10ms
+  EXPECT_EQ(c.info.named_params.at("h").value, "16");
+  EXPECT_EQ(c.info.named_params.at("min").value, "-9223372036854775808");
   EXPECT_EQ(c.info.named_params.at("s").value, "a longer text");
   EXPECT_EQ(c.info.named_params.at("s").type.size, 14u);  // sized by the value given
   EXPECT_EQ(c.info.named_params.at("f").value, "1");
@@ -218,15 +223,19 @@ TEST(Sema, GetoptTakesTheCommandLinesValues) {
 
 TEST(Sema, GetoptMistakesOnTheCommandLineAreUsageErrors) {
   rbt::sema::Environment env;
-  env.named = {{"n", "ten"}, {"zz", "1"}, {"s", std::nullopt}};
-  Checked c("BEGIN { @n = getopt(\"n\", 5, \"how many\"); @s = getopt(\"s\", \"x\"); }", env);
+  env.named = {{"n", "ten"}, {"zz", "1"}, {"s", std::nullopt}, {"big", "9223372036854775808"}};
+  Checked c("BEGIN { @n = getopt(\"n\", 5, \"how many\"); @s = getopt(\"s\", \"x\"); "
+            "@b = getopt(\"big\", 1); }",
+            env);
   EXPECT_FALSE(c.ok);
   EXPECT_EQ(c.errors(), "");  // the script itself is fine
-  ASSERT_EQ(c.info.usage_errors.size(), 3u);
-  EXPECT_EQ(c.info.usage_errors[0], "named parameter --n: 'ten' is not a number");
-  EXPECT_EQ(c.info.usage_errors[1], "named parameter --s: needs a value (--NAME=text)");
-  EXPECT_EQ(c.info.usage_errors[2],
-            "the script has no named parameter --zz (it reads --n (how many), --s)");
+  ASSERT_EQ(c.info.usage_errors.size(), 4u);
+  EXPECT_EQ(c.info.usage_errors[0],
+            "named parameter --big: '9223372036854775808' does not fit in a 64-bit signed integer");
+  EXPECT_EQ(c.info.usage_errors[1], "named parameter --n: 'ten' is not a number");
+  EXPECT_EQ(c.info.usage_errors[2], "named parameter --s: needs a value (--NAME=text)");
+  EXPECT_EQ(c.info.usage_errors[3],
+            "the script has no named parameter --zz (it reads --big, --n (how many), --s)");
 }
 
 TEST(Sema, GetoptNeedsLiteralsAndOneDefault) {

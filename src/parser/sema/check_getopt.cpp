@@ -4,8 +4,9 @@
 // value of the wrong type) into usage errors, since they are the caller's, not the script's.
 
 #include <cerrno>
-#include <cstdlib>
+#include <cstdint>
 
+#include "parse.h"
 #include "type_checker.h"
 
 namespace rbt::sema {
@@ -37,14 +38,16 @@ Result<std::string> parse_value(const NamedParam &p, const std::optional<std::st
                               (p.type.is_string() ? "text" : "number") + ")");
   if (p.type.is_string())
     return *given;
-  char *end = nullptr;
-  errno = 0;
-  long long n = strtoll(given->c_str(), &end, 0);
-  if (given->empty() || *end != '\0')
+  // Written as a literal in the script would be (1_000, 0x10, 10ms), with an optional '-'.
+  bool negative = !given->empty() && (*given)[0] == '-';
+  auto magnitude = int_literal_value(given->substr(negative ? 1 : 0));
+  if (!magnitude && magnitude.error().err != ERANGE)
     return make_error("", "'" + *given + "' is not a number");
-  if (errno == ERANGE)
-    return make_error("", "'" + *given + "' does not fit in 64 bits");
-  return std::to_string(n);
+  uint64_t limit = negative ? uint64_t(INT64_MAX) + 1 : uint64_t(INT64_MAX);
+  if (!magnitude || *magnitude > limit)
+    return make_error("", "'" + *given + "' does not fit in a 64-bit signed integer");
+  return std::to_string(negative ? static_cast<int64_t>(0 - *magnitude)
+                                 : static_cast<int64_t>(*magnitude));
 }
 
 }  // namespace
