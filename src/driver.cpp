@@ -53,7 +53,7 @@ int compile_program(const Options &options, cache::CacheEntry &object) {
     header_macros = read_header_macros(headers);
   ast::Program *program = parse(source, ast_context, diags, header_macros);
   if (!program) {
-    diags.render(std::cerr);
+    diags.render(std::cerr, !warnings_suppressed);
     return 1;
   }
   if (options.wants_dump("ast"))
@@ -74,7 +74,7 @@ int compile_program(const Options &options, cache::CacheEntry &object) {
                       "after `--`\n");
       return 2;
     }
-    diags.render(std::cerr);
+    diags.render(std::cerr, !warnings_suppressed);
     return 1;
   }
   std::ostringstream warnings;
