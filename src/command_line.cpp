@@ -17,13 +17,15 @@
 
 #include "formats.h"
 #include "listing.h"
+#include "script_args.h"
 #include "script_text.h"
 #include "tools.h"
+#include "warnings.h"
 
 namespace {
 
-const char *kUsage = R"(usage: rbt [options] PROGRAM-FILE [ARGS...]
-       rbt [options] -e 'PROGRAM' [ARGS...]
+const char *kUsage = R"(usage: rbt [options] PROGRAM-FILE [options] [ARGS...] [-- ARGS... --NAME=VALUE...]
+       rbt [options] -e 'PROGRAM' [ARGS...] [-- ARGS... --NAME=VALUE...]
        rbt TOOL [-p PID | -c 'COMMAND'] [options] [ARGS...]   (a stdlib tool, by name)
        rbt --list-tools
        rbt record [-p PID | -c 'COMMAND'] [-F HZ] [--off-cpu] [--io] [--faults] [--gc] [-o FILE]
@@ -33,14 +35,23 @@ A tracing language for Linux: bpftrace's language, plus Ruby stacks (rstack).
 
 options:
   -e PROGRAM       run PROGRAM given on the command line ('-' as the file reads stdin)
-  -c 'COMMAND'     run COMMAND with probes attached before it starts; exit when it exits
-  -p PID           uprobes/USDT in process PID only; exit when it exits
-  -o FILE          write output to FILE instead of stdout (.folded, .pb.gz, .pprof,
+  -c, --cmd 'COMMAND'
+                   run COMMAND with probes attached before it starts; exit when it exits
+  -p, --pid PID    uprobes/USDT in process PID only; exit when it exits
+  -o, --output FILE
+                   write output to FILE instead of stdout (.folded, .pb.gz, .pprof,
                    .speedscope.json, .svg: that profile format when -f is not given)
   -f FORMAT        output format: text (default), json, or a profile of the stack maps:
                    folded, pprof, speedscope, svg (see profiles below)
   -q               quiet: no "Attached N probes" banner
   -k               warn when a probe_read helper fails (file:line:col: WARNING: ...)
+  --no-warnings    print no warnings (the checker's, -k's, the runtime's)
+  --include FILE   as if `#include <FILE>` were the script's first line (its integer macros);
+                   repeatable
+  --usdt-file-activation
+                   accepted, changes nothing: without -p/-c the kernel already activates USDT
+                   semaphores in every process that maps the probed file (running or started
+                   later); with -p/-c, in that process only, the one whose probes fire
   -v               verbose: libbpf messages and the verifier log on errors
   -l [PATTERN]     list probes matching PATTERN (with -v: tracepoint fields, USDT arguments)
   -d WHAT          dump a stage: ast, types, ir, ir-opt, asm, verifier (repeatable)
@@ -80,7 +91,12 @@ examples:
 Ruby frames: rlabel([stack, ]i), rpath([stack, ]i), rline([stack, ]i): the frame i from the
 leaf (0, 1, ...) or the root (-1, -2, ...); strcontains(rstack, "text"): a frame's label has it.
 
-Options come before a script file; the words after it are its $1..$N.
+Arguments: options may come before or after the script file; the other words after it are
+its positional parameters $1..$N. `--` ends the options: after it, words starting with '-'
+are positional parameters too, and --NAME=VALUE or --NAME are named parameters, read by
+getopt("NAME", DEFAULT) (a number, string or boolean, as the default; no default: a boolean,
+true when --NAME is given):
+  rbt script.rbt -p 123 500 -- --min=10 --verbose    ($1 is 500, getopt("min", 0) is 10)
 Tools: `rbt rubyprofile -c 'ruby app.rb'` runs stdlib/rubyprofile.rbt; the header of each tool
 (its source, see --list-tools) explains its arguments and output.
 )";
@@ -106,16 +122,25 @@ std::optional<int> parse_command_line(int argc, char **argv, Options &opts) {
   bool have_program = false;
   std::string tool_name;  // the script's file or tool name as given
   bool format_given = false;
-  enum { kDryRun = 256, kEmitElf, kUnsafe, kInfo, kSumUnit, kListTools, kNoCache };
+  enum { kDryRun = 256, kEmitElf, kUnsafe, kInfo, kSumUnit, kListTools, kNoCache, kNoWarnings,
+         kInclude, kUsdtFileActivation };
   static const option long_options[] = {
       {"help", no_argument, nullptr, 'h'},      {"version", no_argument, nullptr, 'V'},
       {"dry-run", no_argument, nullptr, kDryRun}, {"emit-elf", required_argument, nullptr, kEmitElf},
       {"unsafe", no_argument, nullptr, kUnsafe},
       {"sum-unit", required_argument, nullptr, kSumUnit},
       {"list-tools", no_argument, nullptr, kListTools},
-      {"no-cache", no_argument, nullptr, kNoCache}, {nullptr, 0, nullptr, 0},
+      {"no-cache", no_argument, nullptr, kNoCache},
+      // bpftrace's long spellings of -p, -c and -o, and its options with no short form.
+      {"pid", required_argument, nullptr, 'p'}, {"cmd", required_argument, nullptr, 'c'},
+      {"output", required_argument, nullptr, 'o'},
+      {"no-warnings", no_argument, nullptr, kNoWarnings},
+      {"include", required_argument, nullptr, kInclude},
+      {"usdt-file-activation", no_argument, nullptr, kUsdtFileActivation},
+      {nullptr, 0, nullptr, 0},
   };
   opterr = 0;
+  warnings_suppressed = false;  // afresh, as optind (the fuzzer parses again and again)
   int c;
   // Options may follow the script file, as with bpftrace (`rbt script.rbt -c cmd`); a
   // script's own arguments that start with '-' go after `--`.
@@ -176,6 +201,11 @@ std::optional<int> parse_command_line(int argc, char **argv, Options &opts) {
     case kEmitElf: opts.emit_elf = optarg; break;
     case kUnsafe: opts.unsafe = true; break;
     case kNoCache: opts.no_cache = true; break;
+    case kNoWarnings: warnings_suppressed = true; break;
+    case kInclude: opts.includes.push_back(optarg); break;
+    // USDT semaphores are uprobe reference counters the kernel keeps in every process the
+    // probe is attached to: every process mapping the file without -p/-c, as this asks.
+    case kUsdtFileActivation: break;
     case kSumUnit: {
       static const char *kUnits[] = {"count", "nanoseconds", "microseconds", "milliseconds",
                                      "seconds", "bytes"};
@@ -201,6 +231,14 @@ std::optional<int> parse_command_line(int argc, char **argv, Options &opts) {
     case 'V': printf("rbt v%s\n", RBT_VERSION); return 0;
     case '?':
     default:
+      // optopt is the option whose argument is missing (a long one's value, a short one's
+      // letter), or the unknown letter; 0 for an unknown long option.
+      if (optopt && strncmp(argv[optind - 1], "--", 2) == 0) {
+        std::string word = argv[optind - 1];
+        if (size_t eq = word.find('='); eq != std::string::npos)
+          return usage_error("option '" + word.substr(0, eq) + "' takes no value");
+        return usage_error("option '" + word + "' needs an argument");
+      }
       if (optopt)
         return usage_error(std::string("option -") + static_cast<char>(optopt) +
                            (strchr("ecpofd", optopt) ? " needs an argument" : " is not known"));
@@ -279,8 +317,8 @@ std::optional<int> parse_command_line(int argc, char **argv, Options &opts) {
     }
     opts.program_text = std::move(*text);
   }
-  for (int i = optind; i < argc; i++)
-    opts.args.push_back(argv[i]);
+  if (auto bad = add_script_args({argv + optind, argv + argc}, opts))
+    return usage_error(*bad);
   // A script's header may declare defaults for the arguments it was not given, and that it
   // attaches to one process only.
   if (!opts.program_text.empty() && opts.program_name != "stdin") {

@@ -17,6 +17,7 @@
 #include "privileges.h"
 #include "run_object.h"
 #include "sema/sema.h"
+#include "warnings.h"
 
 namespace rbt {
 
@@ -43,11 +44,16 @@ int compile_program(const Options &options, cache::CacheEntry &object) {
   DiagnosticEngine diags(source);
   ast::ASTContext ast_context;
   HeaderMacros header_macros;
+  // --include FILE counts as an `#include <FILE>` line of the script.
+  std::vector<std::string> headers = options.includes;
   if (needs_preprocessing(source.text()))
-    header_macros = read_header_macros(included_headers(source.text()));
+    for (std::string &h : included_headers(source.text()))
+      headers.push_back(std::move(h));
+  if (!headers.empty())
+    header_macros = read_header_macros(headers);
   ast::Program *program = parse(source, ast_context, diags, header_macros);
   if (!program) {
-    diags.render(std::cerr);
+    diags.render(std::cerr, !warnings_suppressed);
     return 1;
   }
   if (options.wants_dump("ast"))
@@ -60,12 +66,21 @@ int compile_program(const Options &options, cache::CacheEntry &object) {
     return fail(config_env.error(), options.verbose);
   env.config_env = *config_env;
   if (!sema::analyse(*program, diags, sema, env)) {
-    diags.render(std::cerr);
+    // A named parameter the script has not, or of the wrong type: the command line's mistake.
+    for (const std::string &e : sema.usage_errors)
+      fprintf(stderr, "rbt: error: %s\n", e.c_str());
+    if (!sema.usage_errors.empty()) {
+      fprintf(stderr, "hint: the script's getopt() calls name its parameters; give them "
+                      "after `--`\n");
+      return 2;
+    }
+    diags.render(std::cerr, !warnings_suppressed);
     return 1;
   }
   std::ostringstream warnings;
   diags.render(warnings);
-  std::cerr << warnings.str();
+  if (!warnings_suppressed)
+    std::cerr << warnings.str();
   object.warnings = machine.warnings() + warnings.str();
   for (const std::string &path : machine.files_read())
     object.inputs.push_back(cache::identify_file(path));

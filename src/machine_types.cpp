@@ -13,6 +13,7 @@
 #include "symbols/elf_file.h"
 #include "symbols/kernel_symbols.h"
 #include "tracepoint_format.h"
+#include "warnings.h"
 
 namespace rbt {
 
@@ -44,7 +45,8 @@ Status check_instruction_boundary(const ProbeDesc &probe, bool unsafe, std::stri
     std::string warning = "rbt: warning: " + probe.name + ": " + where +
                           "; --unsafe attaches it anyway, which may crash the traced process or "
                           "corrupt its results\n";
-    fputs(warning.c_str(), stderr);
+    if (!warnings_suppressed)
+      fputs(warning.c_str(), stderr);
     warnings += warning;
     return Ok{};
   }
@@ -72,6 +74,7 @@ sema::Environment MachineTypes::environment(const Options &options) {
   env.unsafe = options.unsafe;
   env.has_command = !options.command.empty();
   env.positional = options.args;
+  env.named = options.named_args;
   pid_t pid = options.pid;
   bool unsafe = options.unsafe;
   env.expand_probe = [this, pid, unsafe](const ProbeDesc &p) -> Result<std::vector<ProbeDesc>> {

@@ -3,6 +3,8 @@
 
 #include <sys/types.h>
 
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,9 @@ struct Options {
   std::string program_text;   // -e, or the script file's contents
   std::string program_name;   // "stdin" for -e, else the script's path
   std::vector<std::string> args;  // positional parameters after the script
+  // Named parameters after `--`: --name=value, or --name alone (nullopt); getopt() reads them.
+  std::map<std::string, std::optional<std::string>> named_args;
+  std::vector<std::string> includes;  // --include FILE: as if `#include <FILE>` began the script
   std::string command;        // -c
   pid_t pid = -1;             // -p
   std::string output_file;    // -o

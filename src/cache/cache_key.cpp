@@ -138,6 +138,11 @@ Result<std::string> key_text(const Options &options) {
   line(k, "arguments", std::to_string(options.args.size()));
   for (const std::string &a : options.args)
     line(k, "argument", a);
+  // getopt() values are compiled in like $1; --include's headers define macros.
+  for (const auto &[name, value] : options.named_args)
+    line(k, "named argument", name + (value ? "=" + *value : ""));
+  for (const std::string &h : options.includes)
+    line(k, "include", h);
   line(k, "options", std::string("unsafe=") + (options.unsafe ? "1" : "0") +
                          " command=" + (options.command.empty() ? "0" : "1") +
                          " pid=" + std::to_string(options.pid) +

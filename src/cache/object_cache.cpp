@@ -6,13 +6,15 @@
 #include <cstdlib>
 
 #include "cache_key.h"
+#include "warnings.h"
 
 namespace rbt::cache {
 
 namespace {
 
 void warn(const std::string &message) {
-  fprintf(stderr, "rbt: warning: %s\n", message.c_str());
+  if (!warnings_suppressed)
+    fprintf(stderr, "rbt: warning: %s\n", message.c_str());
 }
 
 void warn(const Error &e) {
@@ -105,7 +107,8 @@ std::optional<CacheEntry> ObjectCache::lookup(std::string &why_not, bool report)
 }
 
 void ObjectCache::announce(const CacheEntry &entry, bool verbose) const {
-  fputs(entry.warnings.c_str(), stderr);
+  if (!warnings_suppressed)
+    fputs(entry.warnings.c_str(), stderr);
   if (verbose)
     fprintf(stderr, "Loaded %zu programs from cache %s\n", entry.manifest.probes.size(),
             entry_path().c_str());

@@ -86,6 +86,17 @@ llvm::Value *Lowering::lower_numaid(const Builtin &) {
                        b_.getInt64Ty());
 }
 
+// getopt("name", ...): a constant, like $1; sema bound its value from the command line.
+llvm::Value *Lowering::lower_getopt(const Call &call) {
+  const std::string &name = static_cast<const StrLit &>(*call.args[0]).value;
+  const sema::NamedParam &p = sema_.named_params.at(name);
+  if (p.type.is_scalar())
+    return b_.getInt64(std::stoll(p.value));
+  llvm::Value *slot = value_slot(type_of(&call).size, "getopt");
+  b_.store_bytes(slot, p.value);
+  return slot;
+}
+
 // The privilege level in the context's saved code segment selector: 3 is user space
 // (x86-64). Only for probes whose context is pt_regs (sema's has_registers).
 llvm::Value *Lowering::in_user_mode() {

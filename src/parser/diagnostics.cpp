@@ -13,8 +13,10 @@ void DiagnosticEngine::warning(const SourceRange &range, std::string message, st
   diags_.push_back({Severity::Warning, range, std::move(message), std::move(note)});
 }
 
-void DiagnosticEngine::render(std::ostream &out) const {
+void DiagnosticEngine::render(std::ostream &out, bool with_warnings) const {
   for (auto &d : diags_) {
+    if (d.severity == Severity::Warning && !with_warnings)
+      continue;
     const auto &r = d.range;
     out << source_.name() << ":" << r.line << ":" << r.col << ": "
         << (d.severity == Severity::Error ? "error" : "warning") << ": " << d.message << "\n";

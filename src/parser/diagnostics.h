@@ -40,7 +40,8 @@ public:
   const std::vector<Diagnostic> &diagnostics() const { return diags_; }
   const SourceFile &source() const { return source_; }
 
-  void render(std::ostream &out) const;
+  // with_warnings false: errors only (--no-warnings, when the errors must still be shown).
+  void render(std::ostream &out, bool with_warnings = true) const;
   std::string render() const;
 
 private:

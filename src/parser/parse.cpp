@@ -20,7 +20,7 @@ ast::Program *parse(const SourceFile &source, ast::ASTContext &ctx, DiagnosticEn
                     const HeaderMacros &header_macros) {
   // Diagnostics quote the file as written; the lexer reads it preprocessed (same lines).
   std::string text = source.text();
-  if (needs_preprocessing(text)) {
+  if (needs_preprocessing(text) || !header_macros.values.empty()) {  // or --include's macros
     text = preprocess(text, diags, header_macros);
     if (diags.has_errors())
       return nullptr;
@@ -144,7 +144,7 @@ std::string decode_string_literal(ParseState &state, const char *text, size_t le
   return out;
 }
 
-std::optional<uint64_t> parse_int_literal(ParseState &state, const std::string &text) {
+Result<uint64_t> int_literal_value(const std::string &text) {
   std::string digits;
   for (char c : text)
     if (c != '_')
@@ -184,10 +184,9 @@ std::optional<uint64_t> parse_int_literal(ParseState &state, const std::string &
       std::string exp = digits.substr(e + 1);
       if (exp.find_first_not_of("0123456789") == std::string::npos && exp.size() <= 2) {
         for (int i = std::stoi(exp); i > 0; i--) {
-          if (scale > UINT64_MAX / 10) {  // 1e20 and up used to wrap (1e64 was 0)
-            state.diags.error(state.token, "integer literal '" + text + "' does not fit in 64 bits");
-            return std::nullopt;
-          }
+          if (scale > UINT64_MAX / 10)  // 1e20 and up used to wrap (1e64 was 0)
+            return make_error("", "integer literal '" + text + "' does not fit in 64 bits", "",
+                              ERANGE);
           scale *= 10;
         }
         digits = digits.substr(0, e);
@@ -198,15 +197,20 @@ std::optional<uint64_t> parse_int_literal(ParseState &state, const std::string &
   char *end = nullptr;
   const char *begin = digits.c_str() + start;
   unsigned long long v = strtoull(begin, &end, base);
-  if (*begin == '\0' || *end != '\0') {
-    state.diags.error(state.token, "invalid integer literal '" + text + "'");
+  if (*begin == '\0' || *end != '\0')
+    return make_error("", "invalid integer literal '" + text + "'", "", EINVAL);
+  if (errno == ERANGE || (scale > 1 && v > UINT64_MAX / scale))
+    return make_error("", "integer literal '" + text + "' does not fit in 64 bits", "", ERANGE);
+  return static_cast<uint64_t>(v * scale);
+}
+
+std::optional<uint64_t> parse_int_literal(ParseState &state, const std::string &text) {
+  auto v = int_literal_value(text);
+  if (!v) {
+    state.diags.error(state.token, v.error().why);
     return std::nullopt;
   }
-  if (errno == ERANGE || (scale > 1 && v > UINT64_MAX / scale)) {
-    state.diags.error(state.token, "integer literal '" + text + "' does not fit in 64 bits");
-    return std::nullopt;
-  }
-  return v * scale;
+  return *v;
 }
 
 }  // namespace rbt

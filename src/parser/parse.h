@@ -4,6 +4,7 @@
 #include "ast_context.h"
 #include "diagnostics.h"
 #include "preprocess.h"
+#include "result.h"
 #include "source.h"
 
 namespace rbt {
@@ -12,5 +13,10 @@ namespace rbt {
 // Preprocessor lines are applied first, with `header_macros` for what #include brings.
 ast::Program *parse(const SourceFile &source, ast::ASTContext &ctx, DiagnosticEngine &diags,
                     const HeaderMacros &header_macros = {});
+
+// An integer literal's value, written as in a script: decimal, 0x hex, 0 octal, `_`
+// separators, an exponent (1e3), duration suffixes (10ms: nanoseconds). The error's err is
+// ERANGE when it does not fit in 64 bits, EINVAL when it is no integer.
+Result<uint64_t> int_literal_value(const std::string &text);
 
 }  // namespace rbt

@@ -11,12 +11,16 @@
 #include "maps.h"
 #include "output/printf.h"
 #include "output/value_format.h"
+#include "warnings.h"
 
 namespace rbt::runtime {
 
 namespace {
 
-void warn(const std::string &what) { fprintf(stderr, "rbt: warning: %s\n", what.c_str()); }
+void warn(const std::string &what) {
+  if (!warnings_suppressed)
+    fprintf(stderr, "rbt: warning: %s\n", what.c_str());
+}
 
 // Local time now through strftime; an empty result for a non-empty format means the text did
 // not fit, so the buffer grows.
@@ -278,8 +282,9 @@ void EventReader::run_action(size_t index, const uint8_t *payload) {
   case ActionKind::HelperError: {
     int64_t rc;
     memcpy(&rc, payload, sizeof(rc));
-    fprintf(stderr, "%s: %s (%lld)\n", action.text.c_str(), strerror(static_cast<int>(-rc)),
-            static_cast<long long>(rc));
+    if (!warnings_suppressed)  // -k's WARNING lines
+      fprintf(stderr, "%s: %s (%lld)\n", action.text.c_str(), strerror(static_cast<int>(-rc)),
+              static_cast<long long>(rc));
     break;
   }
   }

@@ -21,6 +21,7 @@
 #include "output/timestamp.h"
 #include "stacks.h"
 #include "unwind/native_frames.h"
+#include "warnings.h"
 
 namespace rbt::runtime {
 
@@ -322,7 +323,8 @@ Status Session::check_probes() {
 bool Session::skip_missing(const ProbeDesc &p, const Error &e) {
   if (manifest_.missing_probes == MissingProbes::Error)
     return false;
-  if (manifest_.missing_probes == MissingProbes::Warn && skipped_.insert(p.name).second)
+  if (manifest_.missing_probes == MissingProbes::Warn && skipped_.insert(p.name).second &&
+      !warnings_suppressed)
     fprintf(stderr, "rbt: warning: %s: %s; skipped (missing_probes = warn)\n", p.name.c_str(),
             e.why.empty() ? e.what.c_str() : e.why.c_str());
   skipped_.insert(p.name);
@@ -480,7 +482,7 @@ Status Session::run() {
   // for at most a second after Ctrl-C (or until another one); the rest is dropped and said.
   detach_probes();
   drain_events({interrupted ? clock_ns(CLOCK_MONOTONIC) + 1000000000ull : 0, true});
-  if (uint64_t n = events_->discarded())
+  if (uint64_t n = events_->discarded(); n && !warnings_suppressed)
     fprintf(stderr,
             "rbt: warning: %llu events not carried out: stopped while printing fell behind\n",
             static_cast<unsigned long long>(n));

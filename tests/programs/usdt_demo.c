@@ -1,7 +1,8 @@
 // USDT and uprobe workload for rbt's runtime tests.
 //
-//   usdt_demo [N]   fires rbt_test:loop N times (default 10), rbt_test:guarded N times when a
-//                   tracer has enabled its semaphore, and calls rbt_work() N times.
+//   usdt_demo [N [MS]]  fires rbt_test:loop N times (default 10), rbt_test:guarded N times when
+//                   a tracer has enabled its semaphore, and calls rbt_work() N times; first
+//                   sleeps MS milliseconds (a process already running when a tracer attaches).
 //
 // Probes:
 //   usdt:rbt_test:loop     arg0 = int counter (0..N-1), arg1 = const char * "iteration"
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/sdt.h>
+#include <unistd.h>
 
 // The semaphore the kernel (ref_ctr_offset) or a tracer increments while the probe is in use.
 unsigned short rbt_test_guarded_semaphore __attribute__((unused))
@@ -42,6 +44,8 @@ static inline __attribute__((always_inline)) void fire_loop(int i, const char *l
 
 int main(int argc, char **argv) {
   int n = argc > 1 ? atoi(argv[1]) : 10;
+  if (argc > 2)
+    usleep(atoi(argv[2]) * 1000);
   // On the stack, so the page is resident when a probe reads it (a string literal in .rodata
   // that the program never touches may not be, and then bpf_probe_read_user fails).
   char label[16];

@@ -186,3 +186,66 @@ TEST(Sema, timeline_builtins_take_stacks_and_integer_fields) {
             std::string::npos)
       << kernel_and_mixed.errors();
 }
+
+// getopt(): the type is the default's; the command line's --name[=value] gives the value, and
+// its mistakes are usage errors, not script errors.
+TEST(Sema, GetoptTypesFollowTheDefault) {
+  Checked c("BEGIN { @n = getopt(\"n\", 5); @s = getopt(\"s\", \"abc\"); "
+            "@f = getopt(\"f\"); @t = getopt(\"t\", true); }");
+  ASSERT_TRUE(c.ok) << c.errors();
+  EXPECT_EQ(c.info.named_params.at("n").type.name(), "int64");
+  EXPECT_EQ(c.info.named_params.at("n").value, "5");
+  EXPECT_TRUE(c.info.named_params.at("s").type.is_string());
+  EXPECT_EQ(c.info.named_params.at("s").value, "abc");
+  EXPECT_EQ(c.info.named_params.at("f").type.kind, rbt::TypeKind::Bool);
+  EXPECT_EQ(c.info.named_params.at("f").value, "0");
+  EXPECT_EQ(c.info.named_params.at("t").value, "1");
+}
+
+TEST(Sema, GetoptTakesTheCommandLinesValues) {
+  rbt::sema::Environment env;
+  env.named = {{"n", "-20"}, {"s", "a longer text"}, {"f", std::nullopt}, {"t", "off"},
+               {"ms", "10ms"}, {"h", "0x1_0"}, {"min", "-9223372036854775808"}};
+  Checked c("BEGIN { @n = getopt(\"n\", 5); @s = getopt(\"s\", \"abc\"); "
+            "@f = getopt(\"f\"); @t = getopt(\"t\", true); @ms = getopt(\"ms\", 0); "
+            "@h = getopt(\"h\", 0); @min = getopt(\"min\", 0); }",
+            env);
+  ASSERT_TRUE(c.ok) << c.errors();
+  EXPECT_EQ(c.info.named_params.at("n").value, "-20");
+  EXPECT_EQ(c.info.named_params.at("ms").value, "10000000");  // as the literal 10ms
+  EXPECT_EQ(c.info.named_params.at("h").value, "16");
+  EXPECT_EQ(c.info.named_params.at("min").value, "-9223372036854775808");
+  EXPECT_EQ(c.info.named_params.at("s").value, "a longer text");
+  EXPECT_EQ(c.info.named_params.at("s").type.size, 14u);  // sized by the value given
+  EXPECT_EQ(c.info.named_params.at("f").value, "1");
+  EXPECT_EQ(c.info.named_params.at("t").value, "0");
+}
+
+TEST(Sema, GetoptMistakesOnTheCommandLineAreUsageErrors) {
+  rbt::sema::Environment env;
+  env.named = {{"n", "ten"}, {"zz", "1"}, {"s", std::nullopt}, {"big", "9223372036854775808"}};
+  Checked c("BEGIN { @n = getopt(\"n\", 5, \"how many\"); @s = getopt(\"s\", \"x\"); "
+            "@b = getopt(\"big\", 1); }",
+            env);
+  EXPECT_FALSE(c.ok);
+  EXPECT_EQ(c.errors(), "");  // the script itself is fine
+  ASSERT_EQ(c.info.usage_errors.size(), 4u);
+  EXPECT_EQ(c.info.usage_errors[0],
+            "named parameter --big: '9223372036854775808' does not fit in a 64-bit signed integer");
+  EXPECT_EQ(c.info.usage_errors[1], "named parameter --n: 'ten' is not a number");
+  EXPECT_EQ(c.info.usage_errors[2], "named parameter --s: needs a value (--NAME=text)");
+  EXPECT_EQ(c.info.usage_errors[3],
+            "the script has no named parameter --zz (it reads --big, --n (how many), --s)");
+}
+
+TEST(Sema, GetoptNeedsLiteralsAndOneDefault) {
+  EXPECT_NE(first_error(Checked("BEGIN { $x = \"n\"; @n = getopt($x, 1); }"))
+                .find("getopt's first argument must be a parameter name in quotes"),
+            std::string::npos);
+  EXPECT_NE(first_error(Checked("BEGIN { @n = getopt(\"n\", pid); }"))
+                .find("getopt's default must be a number, a string or a boolean literal"),
+            std::string::npos);
+  EXPECT_NE(first_error(Checked("BEGIN { @a = getopt(\"n\", 1); @b = getopt(\"n\", 2); }"))
+                .find("getopt(\"n\") has the default 1 elsewhere"),
+            std::string::npos);
+}

@@ -11,10 +11,11 @@
 namespace rbt::test {
 
 struct Checked {
-  explicit Checked(const std::string &text) : source("test.rbt", text), diags(source) {
+  explicit Checked(const std::string &text, const sema::Environment &env = {})
+      : source("test.rbt", text), diags(source) {
     program = parse(source, ctx, diags);
     if (program)
-      ok = sema::analyse(*program, diags, info);
+      ok = sema::analyse(*program, diags, info, env);
   }
   std::string errors() const { return diags.render(); }
   std::string ast() const {

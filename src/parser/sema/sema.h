@@ -67,6 +67,16 @@ struct MapDeclInfo {
   uint32_t max_entries = 0;
 };
 
+// getopt("name"[, default[, description]]): a named parameter, given as --name=value (or
+// --name, for a boolean) after `--` on the command line. Like $1, its value is a constant
+// compiled into the program.
+struct NamedParam {
+  Type type;                 // the default's: boolean (no default), int64 or string
+  std::string default_text;  // the default as written, for the "different defaults" check
+  std::string description;   // the optional third argument, listed when a name is unknown
+  std::string value;         // the value compiled in: "0"/"1", a decimal number, or the text
+};
+
 struct SemaInfo {
   std::unordered_map<const ast::Node *, Type> types;            // every expression
   std::map<std::string, MapInfo> maps;                          // ordered by name
@@ -92,6 +102,10 @@ struct SemaInfo {
   // A probe naming tracepoints whose `args` differ (sys_enter_execve, sys_enter_execveat):
   // each attach point's own record by its name; fields are found by name in it when lowering.
   std::map<std::string, const RecordLayout *> args_layouts;
+  std::map<std::string, NamedParam> named_params;  // by name: what getopt() calls read
+  // Command-line mistakes found only once the script is known (an unknown --name, a value
+  // that is not the default's type): usage errors (exit status 2), not script errors.
+  std::vector<std::string> usage_errors;
 
   const Type &type_of(const ast::Node *n) const;
 };
@@ -104,6 +118,8 @@ struct Environment {
   bool unsafe = false;                  // --unsafe: allow system() and friends
   bool has_command = false;             // -c: cpid has a value
   std::vector<std::string> positional;  // $1..$N
+  // Named parameters after `--`: --name=value, or --name alone (no value).
+  std::map<std::string, std::optional<std::string>> named;
   ConfigOverrides config_env;           // BPFTRACE_* config variables
   // Resolves library names and expands wildcards; unset: attach points stay as written.
   std::function<Result<std::vector<ProbeDesc>>(const ProbeDesc &)> expand_probe;
@@ -122,8 +138,12 @@ struct Environment {
 // Integers are stored as 64 bits in maps and events; tuples are normalized element-wise.
 Type storage_type(const Type &t);
 
-// Checks `program`, reporting problems to `diags`. Returns false when any error was reported.
+// Checks `program`, reporting problems to `diags`. Returns false when any error was reported,
+// or a usage error was recorded in info.usage_errors.
 bool analyse(const ast::Program &program, DiagnosticEngine &diags, SemaInfo &info,
              const Environment &env = {});
+// Gives the getopt() parameters their values from env.named (check_getopt.cpp); mistakes go
+// to info.usage_errors. analyse() calls it once the types have settled.
+void bind_named_params(SemaInfo &info, const Environment &env);
 
 }  // namespace rbt::sema

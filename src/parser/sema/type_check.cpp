@@ -970,7 +970,8 @@ bool analyse(const Program &program, DiagnosticEngine &diags, SemaInfo &info,
         else
           diags.warning(d.range, d.message, d.note);
       }
-      return !diags.has_errors();
+      bind_named_params(info, env);
+      return !diags.has_errors() && info.usage_errors.empty();
     }
   }
 }

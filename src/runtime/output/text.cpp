@@ -5,6 +5,7 @@
 
 #include "histogram.h"
 #include "value_format.h"
+#include "warnings.h"
 
 namespace rbt::output {
 
@@ -196,6 +197,8 @@ void TextWriter::lost_events(uint64_t count) {
 }
 
 void TextWriter::map_updates_dropped(const std::string &map, uint64_t count, uint64_t max_keys) {
+  if (warnings_suppressed)
+    return;
   fprintf(stderr, "rbt: warning: %s: %llu update%s dropped, map full (max_map_keys=%llu)\n",
           map.c_str(), static_cast<unsigned long long>(count), count == 1 ? "" : "s",
           static_cast<unsigned long long>(max_keys));
