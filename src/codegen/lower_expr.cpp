@@ -285,7 +285,9 @@ llvm::Value *Lowering::lower_index(const Index &x) {
   const Type &array = type_of(x.base);
   if (array.is_pointer())
     return lower_pointer_index(x);
-  const Type &elem = array.elems[0];
+  // A string's elements are its bytes (chars).
+  const Type elem = array.is_string() ? Type::integer(8, true) : array.elems[0];
+  const uint64_t count = array.is_string() ? array.size : array.count;
   llvm::Value *base = lower_expr(*x.base);
   if (auto *lit = dyn_cast<IntLit>(x.index))
     return b_.load_int(b_.byte_ptr(base, lit->value * elem.size), elem.size, elem.is_signed);
@@ -293,7 +295,7 @@ llvm::Value *Lowering::lower_index(const Index &x) {
   llvm::BasicBlock *from = b_.GetInsertBlock();
   auto *inside = new_block("index_inside");
   auto *done = new_block("index_done");
-  b_.CreateCondBr(b_.CreateICmpULT(i, b_.getInt64(array.count)), inside, done);
+  b_.CreateCondBr(b_.CreateICmpULT(i, b_.getInt64(count)), inside, done);
   b_.SetInsertPoint(inside);
   llvm::Value *p = b_.CreateGEP(b_.getInt8Ty(), base, b_.CreateMul(i, b_.getInt64(elem.size)));
   llvm::Value *v = b_.load_int(p, elem.size, elem.is_signed);

@@ -817,8 +817,21 @@ Type TypeChecker::check_index(const Index &x) {
       return Type::none();
     return pointee_type(x, base);
   }
+  if (base.is_string()) {
+    // s[i]: the string's i-th byte, a char (int8), as bpftrace (upstream opensnoop.bt:
+    // `$path[0] != "/"[0]`).
+    if (!expect_int(*x.index, index, "a string index"))
+      return Type::none();
+    if (auto *lit = dyn_cast<IntLit>(x.index); lit && lit->value >= base.size) {
+      diags_.error(x.index->range, "index " + std::to_string(lit->value) + " is out of range for " +
+                                       base.name());
+      return Type::none();
+    }
+    return Type::integer(8, true);
+  }
   if (!base.is_array()) {
-    diags_.error(x.range, "cannot index a value of type " + base.name() + " (only arrays and pointers)");
+    diags_.error(x.range, "cannot index a value of type " + base.name() +
+                              " (only arrays, strings and pointers)");
     return Type::none();
   }
   if (!expect_int(*x.index, index, "an array index"))
