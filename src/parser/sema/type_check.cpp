@@ -804,6 +804,16 @@ void TypeChecker::check_for_map(const For &f) {
   scopes_.pop_back();
 }
 
+// A constant index must name one of `count` elements; a computed one is checked when it runs.
+bool TypeChecker::constant_index_fits(const Index &x, uint64_t count, const Type &base) {
+  auto *lit = dyn_cast<IntLit>(x.index);
+  if (!lit || lit->value < count)
+    return true;
+  diags_.error(x.index->range,
+               "index " + std::to_string(lit->value) + " is out of range for " + base.name());
+  return false;
+}
+
 // arr[i]: an integer array's element. A constant index out of range is an error; a computed
 // one reads 0 when out of range (the lowering checks it, and the verifier needs that check).
 Type TypeChecker::check_index(const Index &x) {
@@ -820,13 +830,8 @@ Type TypeChecker::check_index(const Index &x) {
   if (base.is_string()) {
     // s[i]: the string's i-th byte, a char (int8), as bpftrace (upstream opensnoop.bt:
     // `$path[0] != "/"[0]`).
-    if (!expect_int(*x.index, index, "a string index"))
+    if (!expect_int(*x.index, index, "a string index") || !constant_index_fits(x, base.size, base))
       return Type::none();
-    if (auto *lit = dyn_cast<IntLit>(x.index); lit && lit->value >= base.size) {
-      diags_.error(x.index->range, "index " + std::to_string(lit->value) + " is out of range for " +
-                                       base.name());
-      return Type::none();
-    }
     return Type::integer(8, true);
   }
   if (!base.is_array()) {
@@ -834,13 +839,8 @@ Type TypeChecker::check_index(const Index &x) {
                               " (only arrays, strings and pointers)");
     return Type::none();
   }
-  if (!expect_int(*x.index, index, "an array index"))
+  if (!expect_int(*x.index, index, "an array index") || !constant_index_fits(x, base.count, base))
     return Type::none();
-  if (auto *lit = dyn_cast<IntLit>(x.index); lit && lit->value >= base.count) {
-    diags_.error(x.index->range, "index " + std::to_string(lit->value) + " is out of range for " +
-                                     base.name());
-    return Type::none();
-  }
   return base.elems[0];
 }
 

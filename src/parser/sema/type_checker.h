@@ -66,6 +66,7 @@ private:
   Type check_cast(const ast::Cast &cast);
   Type check_type_query(const ast::TypeQuery &query);
   Type check_index(const ast::Index &index);
+  bool constant_index_fits(const ast::Index &x, uint64_t count, const Type &base);
   void check_for_map(const ast::For &loop);
   int for_map_depth_ = 0;  // inside `for ($kv : @map)` bodies (their own BPF functions)
   Type check_stack_call(const ast::Call &call, StackKind kind);
