@@ -36,8 +36,13 @@ bool TypeChecker::terminates(const Stmt &stmt) {
 }
 
 void TypeChecker::check_stmts(const std::vector<Stmt *> &stmts) {
+  bool outermost = scopes_.empty();  // a probe's body: what ended in another probe is no hint
+  if (outermost)
+    ended_vars_.clear();
   scopes_.emplace_back();
   check_stmts_in_scope(stmts);
+  for (const auto &[name, var] : scopes_.back())
+    ended_vars_.insert(name);
   scopes_.pop_back();
 }
 

@@ -502,7 +502,12 @@ Type TypeChecker::check_expr(const Expr &expr) {
       }
     }
     if (!info_.vars.count(&v))
-      diags_.error(v.range, "variable " + v.name + " is used before it is assigned");
+      diags_.error(v.range, "variable " + v.name + " is used before it is assigned",
+                   ended_vars_.count(v.name)
+                       ? "it was assigned in a block that has ended, and a variable lives in the "
+                         "block that assigns it (as in today's bpftrace); declare it before that "
+                         "block: let " + v.name + ";"
+                       : "");
     break;
   }
   case NodeKind::MapRef: {

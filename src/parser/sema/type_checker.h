@@ -94,6 +94,7 @@ private:
   const Environment &env_;
   const ast::Probe *probe_ = nullptr;
   std::vector<std::unordered_map<std::string, VarInfo *>> scopes_;
+  std::set<std::string> ended_vars_;  // variables of the probe's blocks that have ended (a hint)
   int loop_depth_ = 0;
   static constexpr int kMaxLoopNesting = 100;
   // unroll: the statements the current probe lowers to, counting each one once per copy the
