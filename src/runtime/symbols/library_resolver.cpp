@@ -2,10 +2,12 @@
 
 #include <dirent.h>
 #include <fnmatch.h>
+#include <glob.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <set>
@@ -239,6 +241,28 @@ Result<std::string> resolve_binary(const std::string &name, pid_t pid) {
   return *found;
 }
 
+namespace {
+// A path with a wildcard, without a process: the ELF files it matches on the file system, as
+// bpftrace lists and attaches `uprobe:/usr/bin/*:main` (directories and scripts are skipped).
+Result<std::vector<std::string>> matching_files(const std::string &pattern) {
+  glob_t g{};
+  int rc = glob(pattern.c_str(), 0, nullptr, &g);
+  std::vector<std::string> out;
+  std::set<std::pair<dev_t, ino_t>> seen;  // a library and its symlinks are one file: once
+  for (size_t i = 0; rc == 0 && i < g.gl_pathc; i++) {
+    struct stat st{};
+    if (stat(g.gl_pathv[i], &st) == 0 && S_ISREG(st.st_mode) && is_elf_file(g.gl_pathv[i]) &&
+        seen.emplace(st.st_dev, st.st_ino).second)
+      out.emplace_back(g.gl_pathv[i]);
+  }
+  globfree(&g);
+  if (out.empty())
+    return make_error("", "no ELF file matches " + pattern,
+                      "check the path, or add -p PID to match the files a process maps");
+  return out;  // glob sorts them
+}
+}  // namespace
+
 Result<std::vector<std::string>> resolve_binaries(const std::string &pattern, pid_t pid) {
   if (pattern.find('*') == std::string::npos) {
     auto path = resolve_binary(pattern, pid);
@@ -246,9 +270,11 @@ Result<std::vector<std::string>> resolve_binaries(const std::string &pattern, pi
       return path.error();
     return std::vector<std::string>{*path};
   }
+  if (pid <= 0 && pattern.find('/') != std::string::npos)
+    return matching_files(pattern);
   if (pid <= 0)
     return make_error("", "a wildcard in the binary needs a process to look in",
-                      "add -p PID, or name the binary or library");
+                      "add -p PID, or give a path (uprobe:/usr/lib/*/libruby*.so*:...)");
   auto files = mapped_files(pid);
   if (!files)
     return files.error();
