@@ -85,6 +85,12 @@ struct RuntimeConfig {
   uint64_t ncpus = 0;
   uint64_t cpid = 0;
   uint64_t filter_pid = 0;  // -p
+  // nsecs(sw_tai): CLOCK_TAI - CLOCK_BOOTTIME, measured once by user space.
+  uint64_t tai_offset_ns = 0;
+  // pid(curr_ns)/tid(curr_ns): rbt's own pid namespace, as bpf_get_ns_current_pid_tgid wants
+  // it (the kernel's dev_t encoding of the nsfs device, and the inode).
+  uint64_t pidns_dev = 0;
+  uint64_t pidns_ino = 0;
 };
 
 // Events in the ring buffer start with a u64 id; the payload follows at offset 8.

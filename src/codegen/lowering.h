@@ -126,6 +126,7 @@ private:
 
   // Runtime values and library calls
   llvm::Value *config_field(size_t offset);
+  llvm::Value *ns_pid_tgid();  // a bpf_pidns_info in rbt's pid namespace (lower_clock_ns.cpp)
   llvm::Value *call_stdlib(const char *library, const char *name, std::vector<llvm::Value *> args);
 
   // Stacks
