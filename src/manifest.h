@@ -114,6 +114,7 @@ enum class ActionKind : uint8_t {
   System,      // system(fmt, ...): text: printf format of the command; args: its values
   Join,        // join(argv[, sep]): text: the separator; args: kJoinArgs strings of kJoinArgSize
   HelperError, // -k: text: "file:line:col: WARNING: Failed to HELPER"; args: (int64 error)
+  Diagnostic,  // errorf/warnf: text: printf format starting "file:line:col: ERROR: "; args
   Sample,      // sample(stacks...): args: (nsecs, pid, tid, cpu, comm[16], stacks...)
   Marker,      // marker("NAME", ...): text: NAME; args: (start, end, pid, tid, ints..., stacks...)
 };
