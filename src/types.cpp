@@ -43,6 +43,7 @@ uint32_t Type::align() const {
   case TypeKind::Timestamp:
   case TypeKind::Inet:
   case TypeKind::ErrorNumber:
+  case TypeKind::UserName:
     return 8;
   case TypeKind::Buffer:
     return 4;
@@ -158,6 +159,13 @@ Type Type::error_number() {
   return t;
 }
 
+Type Type::user_name() {
+  Type t;
+  t.kind = TypeKind::UserName;
+  t.size = 8;
+  return t;
+}
+
 Type Type::inet() {
   Type t;
   t.kind = TypeKind::Inet;
@@ -260,6 +268,8 @@ std::string Type::name() const {
     return "inet";
   case TypeKind::ErrorNumber:
     return "strerror";
+  case TypeKind::UserName:
+    return "username";
   case TypeKind::Array:
     return elems[0].name() + "[" + std::to_string(count) + "]";
   case TypeKind::Tuple: {
