@@ -44,6 +44,7 @@ uint32_t Type::align() const {
   case TypeKind::Inet:
   case TypeKind::ErrorNumber:
   case TypeKind::UserName:
+  case TypeKind::MacAddr:
     return 8;
   case TypeKind::Buffer:
     return 4;
@@ -166,6 +167,13 @@ Type Type::user_name() {
   return t;
 }
 
+Type Type::mac_addr() {
+  Type t;
+  t.kind = TypeKind::MacAddr;
+  t.size = 8;
+  return t;
+}
+
 Type Type::inet() {
   Type t;
   t.kind = TypeKind::Inet;
@@ -270,6 +278,8 @@ std::string Type::name() const {
     return "strerror";
   case TypeKind::UserName:
     return "username";
+  case TypeKind::MacAddr:
+    return "macaddr";
   case TypeKind::Array:
     return elems[0].name() + "[" + std::to_string(count) + "]";
   case TypeKind::Tuple: {

@@ -25,6 +25,7 @@ enum class TypeKind : uint8_t {
   Inet,       // ntop(): {u64 address family, u8 address[16]}, printed by inet_ntop
   ErrorNumber,  // strerror(): {u64 errno}, printed as its message by strerror(3)
   UserName,     // username: {u64 uid}, printed as the user's name (getpwuid(3))
+  MacAddr,      // macaddr(): {u8 address[6], u8 pad[2]}, printed AA:BB:CC:DD:EE:FF
   Array,      // a C array: `count` elements of elems[0] (pton(), `__u8 saddr[4]`)
   // Aggregations: only ever the value of a map.
   Count,
@@ -76,6 +77,7 @@ struct Type {
   static Type inet();
   static Type error_number();
   static Type user_name();
+  static Type mac_addr();
   static Type array(Type elem, uint32_t count);
 
   bool is_none() const { return kind == TypeKind::None; }

@@ -130,6 +130,13 @@ std::string format_value(const Type &t, const uint8_t *p) {
     const passwd *pw = getpwuid(static_cast<uid_t>(uid));
     return pw ? pw->pw_name : std::to_string(uid);
   }
+  case TypeKind::MacAddr: {
+    // Upper-case hex, as bpftrace prints it.
+    char text[18];
+    snprintf(text, sizeof(text), "%02X:%02X:%02X:%02X:%02X:%02X", p[0], p[1], p[2], p[3], p[4],
+             p[5]);
+    return text;
+  }
   case TypeKind::Array: {
     // Arrays print unspaced, tuples spaced, as bpftrace.
     std::string s = "[";
