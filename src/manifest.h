@@ -85,6 +85,12 @@ struct RuntimeConfig {
   uint64_t ncpus = 0;
   uint64_t cpid = 0;
   uint64_t filter_pid = 0;  // -p
+  // nsecs(sw_tai): CLOCK_TAI - CLOCK_BOOTTIME, measured once by user space.
+  uint64_t tai_offset_ns = 0;
+  // pid(curr_ns)/tid(curr_ns): rbt's own pid namespace, as bpf_get_ns_current_pid_tgid wants
+  // it (the kernel's dev_t encoding of the nsfs device, and the inode).
+  uint64_t pidns_dev = 0;
+  uint64_t pidns_ino = 0;
 };
 
 // Events in the ring buffer start with a u64 id; the payload follows at offset 8.
@@ -108,6 +114,7 @@ enum class ActionKind : uint8_t {
   System,      // system(fmt, ...): text: printf format of the command; args: its values
   Join,        // join(argv[, sep]): text: the separator; args: kJoinArgs strings of kJoinArgSize
   HelperError, // -k: text: "file:line:col: WARNING: Failed to HELPER"; args: (int64 error)
+  Diagnostic,  // errorf/warnf: text: printf format starting "file:line:col: ERROR: "; args
   Sample,      // sample(stacks...): args: (nsecs, pid, tid, cpu, comm[16], stacks...)
   Marker,      // marker("NAME", ...): text: NAME; args: (start, end, pid, tid, ints..., stacks...)
 };

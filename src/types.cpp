@@ -43,6 +43,8 @@ uint32_t Type::align() const {
   case TypeKind::Timestamp:
   case TypeKind::Inet:
   case TypeKind::ErrorNumber:
+  case TypeKind::UserName:
+  case TypeKind::MacAddr:
     return 8;
   case TypeKind::Buffer:
     return 4;
@@ -158,6 +160,20 @@ Type Type::error_number() {
   return t;
 }
 
+Type Type::user_name() {
+  Type t;
+  t.kind = TypeKind::UserName;
+  t.size = 8;
+  return t;
+}
+
+Type Type::mac_addr() {
+  Type t;
+  t.kind = TypeKind::MacAddr;
+  t.size = 8;
+  return t;
+}
+
 Type Type::inet() {
   Type t;
   t.kind = TypeKind::Inet;
@@ -260,6 +276,10 @@ std::string Type::name() const {
     return "inet";
   case TypeKind::ErrorNumber:
     return "strerror";
+  case TypeKind::UserName:
+    return "username";
+  case TypeKind::MacAddr:
+    return "macaddr";
   case TypeKind::Array:
     return elems[0].name() + "[" + std::to_string(count) + "]";
   case TypeKind::Tuple: {

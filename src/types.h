@@ -24,6 +24,8 @@ enum class TypeKind : uint8_t {
   Timestamp,  // strftime(): {u64 format index, u64 nsecs}, formatted by user space
   Inet,       // ntop(): {u64 address family, u8 address[16]}, printed by inet_ntop
   ErrorNumber,  // strerror(): {u64 errno}, printed as its message by strerror(3)
+  UserName,     // username: {u64 uid}, printed as the user's name (getpwuid(3))
+  MacAddr,      // macaddr(): {u8 address[6], u8 pad[2]}, printed AA:BB:CC:DD:EE:FF
   Array,      // a C array: `count` elements of elems[0] (pton(), `__u8 saddr[4]`)
   // Aggregations: only ever the value of a map.
   Count,
@@ -74,6 +76,8 @@ struct Type {
   static Type timestamp();
   static Type inet();
   static Type error_number();
+  static Type user_name();
+  static Type mac_addr();
   static Type array(Type elem, uint32_t count);
 
   bool is_none() const { return kind == TypeKind::None; }

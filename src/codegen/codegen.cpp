@@ -73,6 +73,7 @@ Result<std::unique_ptr<ModuleBuild>> lower_script(const ast::Program &program,
   build->resources = std::make_unique<Resources>(*build->debug_info, sema);
   Lowering lowering(module, *build->debug_info, *build->resources, sema);
   lowering.set_filter_pid(options.filter_pid);
+  lowering.set_source_name(options.source_name);
   if (options.warn_failed_reads)
     lowering.warn_failed_reads(options.source_name);
   unsigned index = 0;

@@ -93,6 +93,31 @@ llvm::Value *Lowering::lower_system(const Call &call) {
   return nullptr;
 }
 
+namespace {
+// The place of a call as bpftrace prints it in errorf/warnf: `stdin:1:9-62` (line, first
+// column, the column past the call), as a printf format (a `%` of a file name doubled).
+std::string call_place(const std::string &source_name, const SourceRange &r) {
+  std::string place;
+  for (char c : source_name)
+    place += c == '%' ? "%%" : std::string(1, c);
+  place += ":" + std::to_string(r.line) + ":" + std::to_string(r.col);
+  if (r.end_line == r.line && r.end_col > r.col)
+    place += "-" + std::to_string(r.end_col);
+  return place;
+}
+}  // namespace
+
+llvm::Value *Lowering::lower_diagnostic(const Call &call, const char *severity) {
+  ActionDesc action;
+  action.kind = ActionKind::Diagnostic;
+  action.text = call_place(source_name_, call.range) + ": " + severity + ": " +
+                static_cast<const StrLit *>(call.args[0])->value;
+  emit_action(std::move(action), {call.args.begin() + 1, call.args.end()});
+  return nullptr;
+}
+llvm::Value *Lowering::lower_errorf(const Call &call) { return lower_diagnostic(call, "ERROR"); }
+llvm::Value *Lowering::lower_warnf(const Call &call) { return lower_diagnostic(call, "WARNING"); }
+
 // join(argv[, sep]): reads kJoinArgs pointers of the array and the string behind each into
 // the event (a failed read leaves zeros); user space joins them up to the first empty one.
 llvm::Value *Lowering::lower_join(const Call &call) {

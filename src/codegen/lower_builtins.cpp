@@ -56,6 +56,28 @@ llvm::Value *Lowering::lower_comm(const Builtin &) {
   return slot;
 }
 
+// pcomm: the thread group leader's comm (the process's name, where comm is the thread's), at
+// the offsets sema found in the kernel's BTF. A failed read leaves it empty.
+llvm::Value *Lowering::lower_pcomm(const Builtin &node) {
+  uint64_t offsets = sema_.pcomm_offsets.at(&node);
+  llvm::Value *slot = value_slot(16, "pcomm");
+  b_.store_bytes(slot, std::string(16, '\0'));
+  llvm::Value *task = b_.call_helper(BPF_FUNC_get_current_task, b_.getInt64Ty(), {});
+  llvm::Value *leader = b_.stack_slot(8, "group_leader");
+  b_.probe_read(leader, 8, b_.CreateAdd(task, b_.getInt64(offsets >> 32)), false);
+  llvm::Value *comm = b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), leader),
+                                   b_.getInt64(offsets & 0xffffffff));
+  b_.probe_read_str(slot, 16, comm, false);
+  return slot;
+}
+
+// username: the uid, named by user space when printed.
+llvm::Value *Lowering::lower_username(const Builtin &node) {
+  llvm::Value *slot = value_slot(8, "username");
+  b_.store_int(slot, lower_uid(node), 8);
+  return slot;
+}
+
 // comm straight into a string slot of 16 bytes (a map key, a value): no copy. The helper pads
 // with NULs to the size it is given, so the slot needs no zeroing first either.
 bool Lowering::writes_whole_slot(const Type &slot_type, const Expr &expr) const {

@@ -62,6 +62,17 @@ llvm::Value *Lowering::lower_ntop(const Call &call) {
   return slot;
 }
 
+llvm::Value *Lowering::lower_macaddr(const Call &call) {
+  const Type &t = type_of(call.args[0]);
+  llvm::Value *slot = value_slot(8, "macaddr");
+  llvm::Value *v = lower_expr(*call.args[0]);
+  if (t.is_scalar())
+    b_.probe_read(slot, 6, v, sema_.user_space.at(&call));
+  else
+    b_.copy_bytes(slot, v, 6);
+  return slot;
+}
+
 llvm::Value *Lowering::lower_pton(const Call &call) {
   const std::string &text = static_cast<const StrLit &>(*call.args[0]).value;
   const Type &t = type_of(&call);

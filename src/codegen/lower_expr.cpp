@@ -331,7 +331,8 @@ void Lowering::store_lowered(llvm::Value *dst, const Type &slot_type, llvm::Valu
     b_.store_int(dst, value, slot_type.size);
   } else if (slot_type.is_stack() || slot_type.kind == TypeKind::Symbol ||
              slot_type.kind == TypeKind::Timestamp || slot_type.kind == TypeKind::Inet ||
-             slot_type.kind == TypeKind::ErrorNumber ||
+             slot_type.kind == TypeKind::ErrorNumber || slot_type.kind == TypeKind::UserName ||
+             slot_type.kind == TypeKind::MacAddr ||
              slot_type.is_array()) {
     b_.copy_bytes(dst, value, slot_type.size);
   } else if (slot_type.is_string() || slot_type.is_buffer()) {

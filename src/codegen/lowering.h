@@ -29,6 +29,8 @@ public:
   // Emits one BPF function for `probe` as attached at `desc`.
   void lower_probe(const ast::Probe &probe, const ProbeDesc &desc, unsigned index);
   void set_filter_pid(bool on) { filter_pid_ = on; }
+  // The script's name in errorf/warnf messages ("stdin" for -e).
+  void set_source_name(std::string name) { source_name_ = std::move(name); }
   // -k: every probe_read helper that fails sends a HelperError event (lower_actions.cpp).
   void warn_failed_reads(const std::string &source_name);
   // The stdlib/bpf libraries the emitted code calls into.
@@ -126,6 +128,9 @@ private:
 
   // Runtime values and library calls
   llvm::Value *config_field(size_t offset);
+  llvm::Value *ns_pid_tgid();
+  // errorf/warnf: a printf to stderr behind the call's place (lower_actions.cpp).
+  llvm::Value *lower_diagnostic(const ast::Call &call, const char *severity);  // a bpf_pidns_info in rbt's pid namespace (lower_clock_ns.cpp)
   llvm::Value *call_stdlib(const char *library, const char *name, std::vector<llvm::Value *> args);
 
   // Stacks
@@ -178,6 +183,7 @@ private:
   llvm::BasicBlock *setup_tail_ = nullptr;  // ends with the branch into the body
   std::set<std::string> libraries_;
   bool filter_pid_ = false;
+  std::string source_name_ = "stdin";
   const ast::Expr *lowering_ = nullptr;  // the expression lower_expr is in (for -k's warnings)
   std::string error_;
 };

@@ -109,7 +109,7 @@ EventReader::EventReader(const Manifest &manifest, output::Writer &writer,
     : manifest_(manifest), writer_(writer), maps_(std::move(maps)) {
   for (auto &a : manifest.actions) {
     bool formatted = a.kind == ActionKind::Printf || a.kind == ActionKind::Cat ||
-                     a.kind == ActionKind::System;
+                     a.kind == ActionKind::System || a.kind == ActionKind::Diagnostic;
     formats_.push_back(formatted ? parse_format(a.text) : ParsedFormat{});
   }
 }
@@ -278,6 +278,11 @@ void EventReader::run_action(size_t index, const uint8_t *payload) {
                                         : timeline->on_marker(action, payload);
     else
       writer_.message(output::MessageKind::Printf, describe_timeline_event(action, payload));
+    break;
+  case ActionKind::Diagnostic:
+    // stderr, a line each, as bpftrace's errorf/warnf (never in -f json's stdout).
+    fprintf(stderr, "%s\n",
+            output::format_printf(formats_[index], action.args, payload).c_str());
     break;
   case ActionKind::HelperError: {
     int64_t rc;

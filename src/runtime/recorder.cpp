@@ -4,17 +4,12 @@
 #include <ctime>
 #include <fstream>
 
+#include "clock_ns.h"
 #include "output/value_format.h"
 
 namespace rbt::runtime {
 
 namespace {
-
-uint64_t clock_ns(clockid_t clock) {
-  timespec ts;
-  clock_gettime(clock, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
 
 std::string read_comm(const std::string &path) {
   std::ifstream in(path);

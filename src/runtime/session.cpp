@@ -13,6 +13,7 @@
 #include <cstdarg>
 #include <cstring>
 
+#include "clock_ns.h"
 #include "core_btf.h"
 #include "lost_events.h"
 #include "maps.h"
@@ -239,18 +240,19 @@ Status Session::load(const std::vector<char> &elf) {
   return Ok{};
 }
 
-// elapsed, ncpus and cpid read the RuntimeConfig map; fill it if the programs use it.
+// elapsed, ncpus, cpid, nsecs(sw_tai) and pid(curr_ns) read the RuntimeConfig map; fill it if
+// the programs use it.
 void Session::write_config() {
   const bpf_map *map = bpf_object__find_map_by_name(obj_, manifest_.config_name.c_str());
   if (!map)
     return;
   RuntimeConfig config;
-  timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);  // the clock of bpf_ktime_get_ns
-  config.start_ns = static_cast<uint64_t>(now.tv_sec) * 1000000000ull + now.tv_nsec;
+  config.start_ns = clock_ns(CLOCK_MONOTONIC);  // the clock of bpf_ktime_get_ns
   config.ncpus = static_cast<uint64_t>(libbpf_num_possible_cpus());
   config.cpid = child_.pid() > 0 ? static_cast<uint64_t>(child_.pid()) : 0;
   config.filter_pid = options_.command.empty() && options_.pid > 0 ? options_.pid : 0;
+  config.tai_offset_ns = tai_offset_ns();
+  current_pid_namespace(config.pidns_dev, config.pidns_ino);
   uint32_t key = 0;
   bpf_map_update_elem(bpf_map__fd(map), &key, &config, BPF_ANY);
 }
@@ -290,14 +292,6 @@ Status Session::run_begin() {
   return run_special(ProbeKind::Begin);
 }
 Status Session::run_end() { return run_special(ProbeKind::End); }
-
-namespace {
-uint64_t clock_ns(clockid_t clock) {
-  timespec t;
-  clock_gettime(clock, &t);
-  return static_cast<uint64_t>(t.tv_sec) * 1000000000ull + static_cast<uint64_t>(t.tv_nsec);
-}
-}  // namespace
 
 Status Session::check_probes() {
   // A profile format needs a map it can write: say so before anything runs.

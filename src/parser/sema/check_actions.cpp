@@ -170,6 +170,13 @@ Type TypeChecker::check_join(const Call &call) {
   return Type::void_type();
 }
 
+Type TypeChecker::check_errorf(const Call &call) {
+  return check_format_args(call, 0, "errorf") ? Type::void_type() : Type::none();
+}
+Type TypeChecker::check_warnf(const Call &call) {
+  return check_format_args(call, 0, "warnf") ? Type::void_type() : Type::none();
+}
+
 Type TypeChecker::check_system(const Call &call) {
   bool ok = check_format_args(call, 0, "system");
   if (!env_.unsafe) {

@@ -55,6 +55,20 @@ Type TypeChecker::check_args(const Builtin &node) {
   return Type::record_of(first->name, first->size, false, probe_reads_user_space());
 }
 Type TypeChecker::check_comm(const Builtin &) { return Type::string(16); }
+// pcomm: task->group_leader->comm; the two offsets come from the kernel's BTF, as for
+// curtask->field.
+Type TypeChecker::check_pcomm(const Builtin &node) {
+  const RecordLayout *task = env_.kernel_struct ? env_.kernel_struct("task_struct") : nullptr;
+  const FieldLayout *leader = task ? task->find("group_leader") : nullptr;
+  const FieldLayout *comm = task ? task->find("comm") : nullptr;
+  if (!leader || !comm) {
+    diags_.error(node.range, "pcomm needs the kernel's BTF for task_struct's group_leader and comm");
+    return Type::none();
+  }
+  info_.pcomm_offsets[&node] = static_cast<uint64_t>(leader->offset) << 32 | comm->offset;
+  return Type::string(16);
+}
+Type TypeChecker::check_username(const Builtin &) { return Type::user_name(); }
 
 Type TypeChecker::check_probe(const Builtin &) {
   size_t longest = 0;

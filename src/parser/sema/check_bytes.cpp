@@ -95,6 +95,23 @@ Type TypeChecker::check_ntop(const Call &call) {
   return Type::inet();
 }
 
+// macaddr(bytes): the first 6 bytes of an array or string of at least 6, or the 6 bytes at an
+// address (read from user space where the probe's addresses are, as str()).
+Type TypeChecker::check_macaddr(const Call &call) {
+  Type t = check_expr(*call.args[0]);
+  if (t.is_none())
+    return t;
+  if ((t.is_array() || t.is_string()) && t.size >= 6)
+    return Type::mac_addr();
+  if (!t.is_scalar()) {
+    diags_.error(call.args[0]->range,
+                 "macaddr() expects an address or an array of at least 6 bytes, not " + t.name());
+    return Type::none();
+  }
+  info_.user_space[&call] = t.is_pointer() ? t.user_space : probe_reads_user_space();
+  return Type::mac_addr();
+}
+
 // pton("10.0.0.1") is uint8[4], pton("::1") uint8[16]: the bytes of the address, as a constant.
 Type TypeChecker::check_pton(const Call &call) {
   auto *lit = dyn_cast<StrLit>(call.args[0]);

@@ -91,6 +91,8 @@ struct SemaInfo {
   std::map<std::string, const RecordLayout *> records;  // tracepoint `args` records by name
   // sizeof/offsetof: their values.
   std::unordered_map<const ast::Node *, uint64_t> constants;
+  // pcomm: task_struct's group_leader offset (high half) and comm offset (low half).
+  std::unordered_map<const ast::Node *, uint64_t> pcomm_offsets;
   // Structs the script defines (`struct foo { ... }`), before the kernel's of the same name.
   std::map<std::string, std::shared_ptr<RecordLayout>> script_structs;
   std::unordered_map<const ast::Node *, const FieldLayout *> fields;  // FieldAccess → field

@@ -135,6 +135,8 @@ std::string json_value(const Type &t, const uint8_t *p) {
   case TypeKind::Timestamp:
   case TypeKind::Inet:
   case TypeKind::ErrorNumber:
+  case TypeKind::UserName:
+  case TypeKind::MacAddr:
     return json_string(format_value(t, p));
   case TypeKind::Stack:
     // One string per frame, leaf first (perf mode's leading tab dropped).

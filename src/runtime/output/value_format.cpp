@@ -1,6 +1,7 @@
 #include "value_format.h"
 
 #include <arpa/inet.h>
+#include <pwd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -121,6 +122,20 @@ std::string format_value(const Type &t, const uint8_t *p) {
     memcpy(&n, p, 8);
     return n >= 0 && n <= INT32_MAX ? strerror(static_cast<int>(n))
                                     : "Unknown error " + std::to_string(n);
+  }
+  case TypeKind::UserName: {
+    // Resolved when printed, as bpftrace: a uid without an entry prints as its number.
+    uint64_t uid;
+    memcpy(&uid, p, 8);
+    const passwd *pw = getpwuid(static_cast<uid_t>(uid));
+    return pw ? pw->pw_name : std::to_string(uid);
+  }
+  case TypeKind::MacAddr: {
+    // Upper-case hex, as bpftrace prints it.
+    char text[18];
+    snprintf(text, sizeof(text), "%02X:%02X:%02X:%02X:%02X:%02X", p[0], p[1], p[2], p[3], p[4],
+             p[5]);
+    return text;
   }
   case TypeKind::Array: {
     // Arrays print unspaced, tuples spaced, as bpftrace.
