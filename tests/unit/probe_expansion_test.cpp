@@ -141,7 +141,7 @@ TEST(ExpandProbe, uprobe_errors_name_the_probe) {
 
   auto wild_binary = expand_probe(probe(ProbeKind::Uprobe, "*", "malloc"), -1);
   ASSERT_FALSE(wild_binary);
-  EXPECT_EQ(wild_binary.error().hint, "add -p PID, or name the binary or library");
+  EXPECT_EQ(wild_binary.error().hint, "add -p PID, or give a path (uprobe:/usr/lib/*/libruby*.so*:...)");
 }
 
 TEST(ExpandProbe, uprobe_addresses_move_to_offset_and_must_be_code) {
