@@ -56,18 +56,25 @@ llvm::Value *Lowering::lower_comm(const Builtin &) {
   return slot;
 }
 
-// pcomm: the thread group leader's comm (the process's name, where comm is the thread's), at
-// the offsets sema found in the kernel's BTF. A failed read leaves it empty.
+// The address of the last field of `node`'s task path (sema's task_paths): every step
+// before it is a pointer read from the current task.
+llvm::Value *Lowering::task_path_address(const Builtin &node) {
+  llvm::Value *at = b_.call_helper(BPF_FUNC_get_current_task, b_.getInt64Ty(), {});
+  const auto &path = sema_.task_paths.at(&node);
+  for (size_t i = 0; i + 1 < path.size(); i++) {
+    llvm::Value *slot = value_slot(8, path[i]->name);
+    b_.probe_read(slot, 8, b_.CreateAdd(at, b_.getInt64(path[i]->offset)), false);
+    at = b_.load_int(slot, 8, false);
+  }
+  return b_.CreateAdd(at, b_.getInt64(path.back()->offset));
+}
+
+// pcomm: the thread group leader's comm (the process's name, where comm is the thread's). A
+// failed read leaves it empty.
 llvm::Value *Lowering::lower_pcomm(const Builtin &node) {
-  uint64_t offsets = sema_.pcomm_offsets.at(&node);
   llvm::Value *slot = value_slot(16, "pcomm");
   b_.store_bytes(slot, std::string(16, '\0'));
-  llvm::Value *task = b_.call_helper(BPF_FUNC_get_current_task, b_.getInt64Ty(), {});
-  llvm::Value *leader = b_.stack_slot(8, "group_leader");
-  b_.probe_read(leader, 8, b_.CreateAdd(task, b_.getInt64(offsets >> 32)), false);
-  llvm::Value *comm = b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), leader),
-                                   b_.getInt64(offsets & 0xffffffff));
-  b_.probe_read_str(slot, 16, comm, false);
+  b_.probe_read_str(slot, 16, task_path_address(node), false);
   return slot;
 }
 
@@ -143,16 +150,10 @@ llvm::Value *Lowering::lower_curtask(const Builtin &) {
   return b_.call_helper(BPF_FUNC_get_current_task, b_.getInt64Ty(), {});
 }
 
-// Reads curtask->a->b...: every step but the last is a pointer.
 llvm::Value *Lowering::lower_ppid(const Builtin &node) {
-  llvm::Value *at = b_.call_helper(BPF_FUNC_get_current_task, b_.getInt64Ty(), {});
-  const auto &path = sema_.task_paths.at(&node);
-  for (const FieldLayout *step : path) {
-    llvm::Value *slot = value_slot(step->size, step->name);
-    b_.probe_read(slot, step->size, b_.CreateAdd(at, b_.getInt64(step->offset)), false);
-    at = b_.load_int(slot, step->size, false);
-  }
-  return at;
+  llvm::Value *slot = value_slot(4, "ppid");
+  b_.probe_read(slot, 4, task_path_address(node), false);
+  return b_.load_int(slot, 4, false);
 }
 
 llvm::Value *Lowering::lower_probe(const Builtin &node) {

@@ -155,6 +155,7 @@ private:
   llvm::Value *ctx() { return ctx_; }
   bool samples_interrupted_context() const;  // a perf-event probe: ctx holds pt_regs
   llvm::Value *in_user_mode();               // i1: the context's registers are user space's
+  llvm::Value *task_path_address(const ast::Builtin &node);
   llvm::BasicBlock *new_block(const char *name);
 
   llvm::Module &module_;

@@ -55,18 +55,25 @@ Type TypeChecker::check_args(const Builtin &node) {
   return Type::record_of(first->name, first->size, false, probe_reads_user_space());
 }
 Type TypeChecker::check_comm(const Builtin &) { return Type::string(16); }
-// pcomm: task->group_leader->comm; the two offsets come from the kernel's BTF, as for
-// curtask->field.
-Type TypeChecker::check_pcomm(const Builtin &node) {
-  const RecordLayout *task = env_.kernel_struct ? env_.kernel_struct("task_struct") : nullptr;
-  const FieldLayout *leader = task ? task->find("group_leader") : nullptr;
-  const FieldLayout *comm = task ? task->find("comm") : nullptr;
-  if (!leader || !comm) {
-    diags_.error(node.range, "pcomm needs the kernel's BTF for task_struct's group_leader and comm");
-    return Type::none();
+// Records the fields `node` reads from the current task (`steps`: a pointer field of
+// task_struct, then the field read through it) at their BTF offsets, as curtask->a->b would.
+bool TypeChecker::bind_task_path(const Builtin &node, const char *pointer, const char *field,
+                                 uint32_t field_size) {
+  const RecordLayout *task = find_struct("task_struct");
+  const FieldLayout *first = task ? task->find(pointer) : nullptr;
+  const FieldLayout *last = task ? task->find(field) : nullptr;
+  if (!first || first->size != 8 || !last || last->size != field_size) {
+    diags_.error(node.range, node.name + " needs task_struct's " + pointer + " and " + field +
+                                 " in the kernel's BTF");
+    return false;
   }
-  info_.pcomm_offsets[&node] = static_cast<uint64_t>(leader->offset) << 32 | comm->offset;
-  return Type::string(16);
+  info_.task_paths[&node] = {first, last};
+  return true;
+}
+
+// pcomm: task->group_leader->comm, the process's name where comm is the thread's.
+Type TypeChecker::check_pcomm(const Builtin &node) {
+  return bind_task_path(node, "group_leader", "comm", 16) ? Type::string(16) : Type::none();
 }
 Type TypeChecker::check_username(const Builtin &) { return Type::user_name(); }
 
@@ -257,17 +264,9 @@ Type TypeChecker::check_ncpus(const Builtin &) { return u64(); }
 Type TypeChecker::check_jiffies(const Builtin &) { return u64(); }
 Type TypeChecker::check_numaid(const Builtin &) { return u32(); }
 
-// ppid: the current task's real_parent->pid (bpftrace's definition), offsets from BTF.
+// ppid: the current task's real_parent->pid (bpftrace's definition).
 Type TypeChecker::check_ppid(const Builtin &node) {
-  const RecordLayout *task = find_struct("task_struct");
-  const FieldLayout *parent = task ? task->find("real_parent") : nullptr;
-  const FieldLayout *pid = task ? task->find("pid") : nullptr;
-  if (!parent || parent->size != 8 || !pid || pid->size != 4) {
-    diags_.error(node.range, "ppid needs task_struct's real_parent and pid in the kernel's BTF");
-    return Type::none();
-  }
-  info_.task_paths[&node] = {parent, pid};
-  return u32();
+  return bind_task_path(node, "real_parent", "pid", 4) ? u32() : Type::none();
 }
 
 Type TypeChecker::check_usermode(const Builtin &node) {

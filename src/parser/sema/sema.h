@@ -91,12 +91,11 @@ struct SemaInfo {
   std::map<std::string, const RecordLayout *> records;  // tracepoint `args` records by name
   // sizeof/offsetof: their values.
   std::unordered_map<const ast::Node *, uint64_t> constants;
-  // pcomm: task_struct's group_leader offset (high half) and comm offset (low half).
-  std::unordered_map<const ast::Node *, uint64_t> pcomm_offsets;
   // Structs the script defines (`struct foo { ... }`), before the kernel's of the same name.
   std::map<std::string, std::shared_ptr<RecordLayout>> script_structs;
   std::unordered_map<const ast::Node *, const FieldLayout *> fields;  // FieldAccess → field
-  // Builtins that follow kernel pointers from curtask (ppid): each step's field, from BTF.
+  // Builtins that follow kernel pointers from curtask (ppid, pcomm): each step's field, from
+  // BTF; every step but the last is a pointer.
   std::unordered_map<const ast::Node *, std::vector<const FieldLayout *>> task_paths;
   // str() calls and casts: whether the address they read is in user space.
   std::unordered_map<const ast::Node *, bool> user_space;

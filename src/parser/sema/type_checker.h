@@ -67,6 +67,8 @@ private:
   Type check_type_query(const ast::TypeQuery &query);
   Type check_index(const ast::Index &index);
   bool constant_index_fits(const ast::Index &x, uint64_t count, const Type &base);
+  bool bind_task_path(const ast::Builtin &node, const char *pointer, const char *field,
+                      uint32_t field_size);
   void check_for_map(const ast::For &loop);
   int for_map_depth_ = 0;  // inside `for ($kv : @map)` bodies (their own BPF functions)
   Type check_stack_call(const ast::Call &call, StackKind kind);
