@@ -4,6 +4,16 @@
 
 namespace rbt {
 
+namespace {
+// A type whose kind and size are all there is to it (those printed by user space).
+Type sized(TypeKind kind, uint32_t size) {
+  Type t;
+  t.kind = kind;
+  t.size = size;
+  return t;
+}
+}  // namespace
+
 Type Type::void_type() {
   Type t;
   t.kind = TypeKind::Void;
@@ -139,47 +149,17 @@ Type Type::symbol(bool user) {
   return t;
 }
 
-Type Type::buffer(uint32_t bytes) {
-  Type t;
-  t.kind = TypeKind::Buffer;
-  t.size = 4 + bytes;
-  return t;
-}
+Type Type::buffer(uint32_t bytes) { return sized(TypeKind::Buffer, 4 + bytes); }
 
-Type Type::timestamp() {
-  Type t;
-  t.kind = TypeKind::Timestamp;
-  t.size = 16;
-  return t;
-}
+Type Type::timestamp() { return sized(TypeKind::Timestamp, 16); }
 
-Type Type::error_number() {
-  Type t;
-  t.kind = TypeKind::ErrorNumber;
-  t.size = 8;
-  return t;
-}
+Type Type::error_number() { return sized(TypeKind::ErrorNumber, 8); }
 
-Type Type::user_name() {
-  Type t;
-  t.kind = TypeKind::UserName;
-  t.size = 8;
-  return t;
-}
+Type Type::user_name() { return sized(TypeKind::UserName, 8); }
 
-Type Type::mac_addr() {
-  Type t;
-  t.kind = TypeKind::MacAddr;
-  t.size = 8;
-  return t;
-}
+Type Type::mac_addr() { return sized(TypeKind::MacAddr, 8); }
 
-Type Type::inet() {
-  Type t;
-  t.kind = TypeKind::Inet;
-  t.size = 24;
-  return t;
-}
+Type Type::inet() { return sized(TypeKind::Inet, 24); }
 
 Type Type::array(Type elem, uint32_t count) {
   Type t;
