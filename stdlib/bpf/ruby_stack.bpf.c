@@ -91,6 +91,17 @@ struct {
 #define BATCH 8
 #define CF_BUF 576  // BATCH * 64 plus room for a masked 8-byte read at offset <= 511
 #define BODY_BUF 160
+// Per-CPU memos of hash lookups whose buckets the sampled program pushes out of the caches
+// between samples (as native_stack.bpf.c's stored ids): a hot loop's leaf frame moves over a
+// few lines and a few dozen pcs, so its stacks are a handful of ids.
+#define KNOWN_IDS 64   // stack ids this CPU found or stored (nothing deletes a stored stack)
+#define LEAF_LINES 64  // (iseq, pc, image) -> line of leaf frames this CPU looked up
+
+struct leaf_line {
+  __u64 addr, pc;
+  __u32 tgid, start;
+  __u64 line;
+};
 
 struct scratch {
   struct rbt_ruby_layout l;
@@ -102,11 +113,12 @@ struct scratch {
   __u64 th_head, th_node, th_tp, th_ec;  // the threads list lookup (find_thread)
   __u64 anchor_root, anchor_count;       // rbt_rstack_anchor's scan
   __u64 last_id;  // the id of the stack in `stack` (take_stack's last answer on this CPU)
-  __u64 known_id;  // the last id this CPU found stored (nothing deletes a stored stack)
   // rbt_rstack_anchor's last answer for a root C method: its function, a fact of the image
   // (tgid, start), so the next sample under the same method skips the rbt_ruby_frames lookup.
   __u64 anchor_method, anchor_start, anchor_cfunc;
   __u32 anchor_tgid;
+  __u64 known[KNOWN_IDS];
+  struct leaf_line lines[LEAF_LINES];
   __u8 cf[CF_BUF];
   __u8 body[BODY_BUF];
   __u64 succ[10];
@@ -514,20 +526,33 @@ static __always_inline __u64 take_stack(__u64 max_depth, int exact) {
     __u32 i = s->leaf & (RBT_RUBY_MAX_DEPTH - 1);
     s->fkey.addr = s->stack.frames[i].addr;
     s->fkey.pc = s->stack.frames[i].pc;
-    struct rbt_ruby_frame *f = bpf_map_lookup_elem(&rbt_ruby_frames, &s->fkey);
+    struct leaf_line *memo =
+        &s->lines[(s->fkey.pc ^ (s->fkey.pc >> 6) ^ s->fkey.addr) & (LEAF_LINES - 1)];
     __u32 line;
-    if (f) {
-      line = f->line;
+    if (memo->pc == s->fkey.pc && memo->addr == s->fkey.addr && memo->tgid == s->fkey.tgid &&
+        memo->start == s->fkey.start) {
+      line = memo->line;
     } else {
-      resolve(s, s->fkey.addr, s->fkey.pc);
-      bpf_map_update_elem(&rbt_ruby_frames, &s->fkey, &s->frame, BPF_NOEXIST);
-      line = s->frame.line;
+      struct rbt_ruby_frame *f = bpf_map_lookup_elem(&rbt_ruby_frames, &s->fkey);
+      if (f) {
+        line = f->line;
+      } else {
+        resolve(s, s->fkey.addr, s->fkey.pc);
+        bpf_map_update_elem(&rbt_ruby_frames, &s->fkey, &s->frame, BPF_NOEXIST);
+        line = s->frame.line;
+      }
+      memo->addr = s->fkey.addr;
+      memo->pc = s->fkey.pc;
+      memo->tgid = s->fkey.tgid;
+      memo->start = s->fkey.start;
+      memo->line = line;
     }
     s->hash = (s->hash ^ line) * 0x100000001b3ULL;
   }
   __u64 id = stack_id(s);
-  if (id == s->known_id || stack_known(&id)) {
-    s->known_id = id;
+  __u64 *known = &s->known[(id >> 8) & (KNOWN_IDS - 1)];
+  if (id == *known || stack_known(&id)) {
+    *known = id;
     if (exact)
       count_rest(s);
     s->last_cut = s->stack.truncated | RBT_RUBY_CUT_EXACT;
