@@ -31,6 +31,14 @@ static __always_inline __u64 current_start(void) {
   return task->group_leader->start_boottime / RBT_RUBY_NS_PER_TICK;
 }
 
+// After a write of rbt_ruby_procs: CPUs drop their copies of records (ruby_stack.bpf.c).
+static __always_inline void bump_epoch(void) {
+  __u32 zero = 0;
+  __u32 *epoch = bpf_map_lookup_elem(&rbt_ruby_epoch, &zero);  // BPF's counter
+  if (epoch)
+    __sync_fetch_and_add(epoch, 1);
+}
+
 // A tag for a new image, unlikely to equal an earlier one of the same tgid; never 0.
 static __always_inline __u32 new_image(void) { return bpf_get_prandom_u32() | 1; }
 
@@ -100,6 +108,7 @@ __attribute__((section("uprobe"))) int rbt_ruby_discover(void *ctx) {
     return 0;
   }
   bpf_map_update_elem(&rbt_ruby_procs, &tgid, &rec, BPF_ANY);
+  bump_epoch();
   tell_user_space(tgid, rec.image, index, bias, 0, 0);
   return 0;
 }
@@ -125,6 +134,7 @@ __attribute__((section("raw_tp/sched_process_fork"))) int rbt_ruby_fork(__u64 *c
   rec.image = rec.start ? new_image() : 0;
   __u32 key = tgid;
   bpf_map_update_elem(&rbt_ruby_procs, &key, &rec, BPF_ANY);
+  bump_epoch();
   if (rec.layout != RBT_RUBY_NOT_RUBY)
     tell_user_space(key, rec.image, p->binary, p->bias, parent, p->image);
   return 0;
@@ -198,9 +208,11 @@ __attribute__((section("raw_tp/sched_process_exec"))) int rbt_ruby_exec(__u64 *c
     rec.image = (__u32)rec.start;
     rec.binary = RBT_RUBY_NO_BINARY;
     bpf_map_update_elem(&rbt_ruby_procs, &tgid, &rec, BPF_ANY);
+    bump_epoch();
     return 0;
   }
   bpf_map_delete_elem(&rbt_ruby_procs, &tgid);
+  bump_epoch();
   if (verdict)
     return 0;
   const char *name = 0;

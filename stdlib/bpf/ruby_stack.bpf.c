@@ -29,6 +29,7 @@ struct thread_struct {
 struct task_struct {
   struct thread_struct thread;
   struct task_struct *group_leader;
+  void *mm;  // the address space: an exec gets a new one
   __u64 start_boottime;
   int pid, tgid;  // for discovery's fork program (ruby_discovery.h)
 } __attribute__((preserve_access_index));
@@ -48,6 +49,18 @@ struct {
   __type(key, __u32);
   __type(value, struct rbt_ruby_proc);
 } rbt_ruby_procs SEC(".maps");
+
+// Moved after every write of rbt_ruby_procs: a CPU that read a record at these epochs may use
+// its copy of it (scratch.proc) for the same process and address space until one moves. Two
+// counters, each with one kind of writer: [0] discovery's programs (ruby_discovery.h) add to
+// atomically; [1] user space writes (it cannot add atomically to a map value, and a
+// read-modify-write of a shared counter could undo a BPF increment).
+struct {
+  __uint(type, BPF_MAP_TYPE_ARRAY);
+  __uint(max_entries, 2);
+  __type(key, __u32);
+  __type(value, __u32);
+} rbt_ruby_epoch SEC(".maps");
 
 // Processes seen by a probe but not yet in rbt_ruby_procs: user space inspects them.
 struct {
@@ -105,6 +118,13 @@ struct leaf_line {
 
 struct scratch {
   struct rbt_ruby_layout l;
+  __u32 l_index;  // which layout `l` holds, + 1 (0: none yet); layouts are written before attach
+  // The process record this CPU last read, for (proc_tgid, proc_mm) at proc_epoch: the lookup
+  // of rbt_ruby_procs (an LRU hash whose buckets the sampled program evicts between samples)
+  // is skipped while all three hold.
+  __u32 proc_tgid, proc_epoch_bpf, proc_epoch_user;
+  __u64 proc_mm;
+  struct rbt_ruby_proc proc;
   __u64 cfp, end, hash;
   __u32 max, has_leaf, leaf, counting;
   __u64 rest;  // control frames left when the walk stopped at the depth limit
@@ -420,16 +440,36 @@ static __always_inline struct scratch *walk_current(__u64 max_depth, __u64 *why)
   *why = RBT_RUBY_EMPTY_NOT_RUBY_THREAD;
   if (tgid == 0)
     return 0;
-  struct rbt_ruby_proc *p = bpf_map_lookup_elem(&rbt_ruby_procs, &tgid);
-  // A record of an earlier process under the same pid is no record: user space inspects anew.
-  if (p && p->start) {
-    struct task_struct *task = bpf_get_current_task_btf();
-    if (task->group_leader->start_boottime / RBT_RUBY_NS_PER_TICK != p->start)
-      p = 0;
+  __u32 zero = 0, one = 1;
+  struct scratch *s = bpf_map_lookup_elem(&rbt_ruby_scratch, &zero);
+  __u32 *epoch_bpf = bpf_map_lookup_elem(&rbt_ruby_epoch, &zero);
+  __u32 *epoch_user = bpf_map_lookup_elem(&rbt_ruby_epoch, &one);
+  if (!s || !epoch_bpf || !epoch_user)
+    return 0;
+  struct task_struct *task = bpf_get_current_task_btf();
+  __u64 mm = (__u64)task->mm;
+  // Read before the record: a write after this moves them.
+  __u32 now_bpf = *epoch_bpf, now_user = *epoch_user;
+  struct rbt_ruby_proc *p = &s->proc;
+  if (s->proc_tgid != tgid || s->proc_mm != mm || s->proc_epoch_bpf != now_bpf ||
+      s->proc_epoch_user != now_user) {
+    s->proc_tgid = 0;
+    p = bpf_map_lookup_elem(&rbt_ruby_procs, &tgid);
+    if (p) {
+      s->proc = *p;
+      p = &s->proc;
+      s->proc_tgid = tgid;
+      s->proc_mm = mm;
+      s->proc_epoch_bpf = now_bpf;
+      s->proc_epoch_user = now_user;
+    }
   }
+  // A record of an earlier process under the same pid is no record: user space inspects anew.
+  if (p && p->start && task->group_leader->start_boottime / RBT_RUBY_NS_PER_TICK != p->start)
+    p = 0;
   if (!p) {
-    __u64 now = bpf_ktime_get_ns();
-    bpf_map_update_elem(&rbt_ruby_unknown, &tgid, &now, BPF_NOEXIST);
+    __u64 when = bpf_ktime_get_ns();
+    bpf_map_update_elem(&rbt_ruby_unknown, &tgid, &when, BPF_NOEXIST);
     *why = RBT_RUBY_EMPTY_NOT_INSPECTED;
     return 0;
   }
@@ -437,12 +477,14 @@ static __always_inline struct scratch *walk_current(__u64 max_depth, __u64 *why)
   if (p->layout == RBT_RUBY_NOT_RUBY)
     return 0;
   *why = RBT_RUBY_EMPTY_UNKNOWN_LAYOUT;
-  __u32 zero = 0, layout = p->layout;
-  struct scratch *s = bpf_map_lookup_elem(&rbt_ruby_scratch, &zero);
-  struct rbt_ruby_layout *l = bpf_map_lookup_elem(&rbt_ruby_layouts, &layout);
-  if (!s || !l)
-    return 0;
-  __builtin_memcpy(&s->l, l, sizeof(*l));
+  if (s->l_index != p->layout + 1) {
+    __u32 layout = p->layout;
+    struct rbt_ruby_layout *l = bpf_map_lookup_elem(&rbt_ruby_layouts, &layout);
+    if (!l)
+      return 0;
+    __builtin_memcpy(&s->l, l, sizeof(*l));
+    s->l_index = layout + 1;
+  }
   if (s->l.ec_cfp != 16 || s->l.ec_vm_stack_size != 8)
     return 0;  // every known layout agrees; a new one needs this read generalised
   *why = RBT_RUBY_EMPTY_NOT_RUBY_THREAD;

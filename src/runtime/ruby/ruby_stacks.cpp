@@ -54,7 +54,15 @@ RubyStacks::RubyStacks(bpf_object *obj, bool verbose)
       procs_fd_(map_fd(obj, "rbt_ruby_procs")), unknown_fd_(map_fd(obj, "rbt_ruby_unknown")),
       stacks_fd_(map_fd(obj, "rbt_ruby_stacks")), spill_fd_(map_fd(obj, "rbt_ruby_stacks_spill")),
       frames_fd_(map_fd(obj, "rbt_ruby_frames")),
-      born_fd_(map_fd(obj, "rbt_ruby_born")), discovery_(RubyDiscovery::open(obj, verbose)) {}
+      born_fd_(map_fd(obj, "rbt_ruby_born")), epoch_fd_(map_fd(obj, "rbt_ruby_epoch")),
+      discovery_(RubyDiscovery::open(obj, verbose)) {}
+
+void RubyStacks::write_proc(uint32_t pid, const rbt_ruby_proc &proc) {
+  bpf_map_update_elem(procs_fd_, &pid, &proc, BPF_ANY);
+  uint32_t user = 1;
+  ++epoch_;
+  bpf_map_update_elem(epoch_fd_, &user, &epoch_, BPF_ANY);
+}
 
 Status RubyStacks::attach_discovery() {
   if (!discovery_)
@@ -162,7 +170,7 @@ void RubyStacks::record(pid_t pid, Inspection &in) {
     if (!facts.global_symbols && file >= 0)
       if (uint64_t vaddr = discovery_->binary(static_cast<uint32_t>(file))->facts.global_symbols_vaddr)
         facts.global_symbols = in.process.load_bias + vaddr;
-    bpf_map_update_elem(procs_fd_, &key, &facts, BPF_ANY);
+    write_proc(key, facts);
     uint64_t k = key_of(pid, facts.image);
     processes_[k] = in.process;
     if (!in.process.proc.global_symbols)
@@ -185,7 +193,7 @@ void RubyStacks::record(pid_t pid, Inspection &in) {
     none.start = process_start_ticks(pid);
     none.image = static_cast<uint32_t>(none.start);
     none.binary = RBT_RUBY_NO_BINARY;
-    bpf_map_update_elem(procs_fd_, &key, &none, BPF_ANY);
+    write_proc(key, none);
     if (verbose_)
       fprintf(stderr, "rbt: rstack: pid %d: %s\n", pid, in.error.why.c_str());
   }
@@ -225,7 +233,7 @@ void RubyStacks::find_symbols() {
     bool current = bpf_map_lookup_elem(procs_fd_, &key, &now) == 0 && now.image == p.proc.image;
     if (p.proc.global_symbols && current) {
       now.global_symbols = p.proc.global_symbols;
-      bpf_map_update_elem(procs_fd_, &key, &now, BPF_ANY);
+      write_proc(key, now);
       if (now.binary != RBT_RUBY_NO_BINARY && discovery_)
         discovery_->set_global_symbols(now.binary, p.proc.global_symbols - p.load_bias);
       if (verbose_)

@@ -70,6 +70,11 @@ private:
 
   bool verbose_;
   int layouts_fd_, procs_fd_, unknown_fd_, stacks_fd_, spill_fd_, frames_fd_, born_fd_;
+  // rbt_ruby_epoch's user-space counter: moved after every write of rbt_ruby_procs, so BPF
+  // drops its per-CPU copies of records (stdlib/bpf/ruby_stack.bpf.c).
+  int epoch_fd_;
+  uint32_t epoch_ = 0;
+  void write_proc(uint32_t pid, const rbt_ruby_proc &proc);
   void drain_spill();
   std::unique_ptr<RubyDiscovery> discovery_;
   std::map<uint64_t, RubyProcess> processes_;  // kept after exit, to name C functions
