@@ -137,6 +137,9 @@ struct scratch {
   // (tgid, start), so the next sample under the same method skips the rbt_ruby_frames lookup.
   __u64 anchor_method, anchor_start, anchor_cfunc;
   __u32 anchor_tgid;
+  // rbt_rstack_anchor's last nonzero answer and the stack it was for: the answer is a fact of
+  // the stack (its frames are in its id), and a profile repeats its stacks.
+  __u64 anchor_id, anchor_answer;
   __u64 known[KNOWN_IDS];
   struct leaf_line lines[LEAF_LINES];
   __u8 cf[CF_BUF];
@@ -774,6 +777,8 @@ static long root_cfunc(__u64 index, void *ctx) {
   return 0;
 }
 
+static __always_inline __u64 anchor_of(struct anchor_scan *cp, __u64 id);
+
 __u64 rbt_rstack_anchor(__u64 id) {
   if (!(id & 1))
     return 0;
@@ -782,6 +787,18 @@ __u64 rbt_rstack_anchor(__u64 id) {
   c.s = bpf_map_lookup_elem(&rbt_ruby_scratch, &zero);
   if (!c.s)
     return 0;
+  if (c.s->anchor_id == id)
+    return c.s->anchor_answer;
+  __u64 answer = anchor_of(&c, id);
+  if (answer) {
+    c.s->anchor_id = id;
+    c.s->anchor_answer = answer;
+  }
+  return answer;
+}
+
+static __always_inline __u64 anchor_of(struct anchor_scan *cp, __u64 id) {
+  struct anchor_scan c = *cp;
   // The stack just walked is still in the scratch, in cache: the stored record (16 KiB,
   // likely cold by the next sample) is read only for an id from elsewhere. The scratch's
   // `truncated` is exact only for a new stack; `rest` says whether the walk was cut.
