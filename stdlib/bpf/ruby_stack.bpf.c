@@ -11,6 +11,16 @@
 // fiber gets the fiber's (§1). Ruby 2.7 has no such variable: there the walker finds the thread
 // in the VM's threads list by its pthread_t, which is the thread pointer (RBT_RUBY_THREAD_LIST).
 // Offsets are data (ruby_layouts.h), filled in by the runtime.
+//
+// Built twice (stdlib/bpf/CMakeLists.txt). With RBT_RUBY_WALKER_OBJECT: a BPF object, compiled
+// at build time, holding the walker's entry points (rbt_rstack, rbt_rstack_exact,
+// rbt_rstack_cut, rbt_rstack_anchor, rbt_rstack_reference) as global BPF functions with
+// integer arguments, and the discovery programs; libbpf's static linker joins it with every
+// script that uses rstack, whose code only declares them (codegen/link_walker.h), so no LLVM
+// time goes to the walker at run time and the verifier checks each once per program, as a
+// global function. Without: bitcode with the frame accessors (rlabel, rpath, rline,
+// strcontains(rstack, ...)), which take pointers and are inlined into the script like the rest
+// of stdlib/bpf. The maps both use are weak, identical definitions the linker merges into one.
 
 #include <linux/bpf.h>
 #include <linux/types.h>
@@ -21,6 +31,9 @@
 
 #include "native_unwind.h"  // RBT_NATIVE_TO_INTERPRETER, rbt_rstack_anchor's answer
 #include "ruby_layouts.h"
+
+// Every map is defined in both builds: weak, so that the linker keeps one.
+#define RBT_RUBY_MAP __attribute__((weak)) SEC(".maps")
 
 // Only what we read of the kernel's task, relocated against the running kernel's BTF (CO-RE).
 struct thread_struct {
@@ -38,7 +51,7 @@ struct {
   __uint(max_entries, RBT_RUBY_MAX_LAYOUTS);
   __type(key, __u32);
   __type(value, struct rbt_ruby_layout);
-} rbt_ruby_layouts SEC(".maps");
+} rbt_ruby_layouts RBT_RUBY_MAP;
 
 // LRU: fork copies records to children (ruby_discovery.h) and nothing deletes them at exit; a
 // record evicted from a live process is found again like an unknown process.
@@ -47,7 +60,7 @@ struct {
   __uint(max_entries, 16384);
   __type(key, __u32);
   __type(value, struct rbt_ruby_proc);
-} rbt_ruby_procs SEC(".maps");
+} rbt_ruby_procs RBT_RUBY_MAP;
 
 // Processes seen by a probe but not yet in rbt_ruby_procs: user space inspects them.
 struct {
@@ -55,7 +68,7 @@ struct {
   __uint(max_entries, 1024);
   __type(key, __u32);
   __type(value, __u64);
-} rbt_ruby_unknown SEC(".maps");
+} rbt_ruby_unknown RBT_RUBY_MAP;
 
 // Allocated on use: an entry is 16 KiB, most are never made.
 struct {
@@ -64,7 +77,7 @@ struct {
   __uint(map_flags, BPF_F_NO_PREALLOC);
   __type(key, __u64);
   __type(value, struct rbt_ruby_stack);
-} rbt_ruby_stacks SEC(".maps");
+} rbt_ruby_stacks RBT_RUBY_MAP;
 
 // Where a new stack goes when rbt_ruby_stacks cannot allocate its entry. That map allocates
 // from a per-CPU cache that keeps about one free 16 KiB element (the kernel's watermarks for
@@ -78,14 +91,14 @@ struct {
   __uint(max_entries, RBT_RUBY_SPILL_STACKS);
   __type(key, __u64);
   __type(value, struct rbt_ruby_stack);
-} rbt_ruby_stacks_spill SEC(".maps");
+} rbt_ruby_stacks_spill RBT_RUBY_MAP;
 
 struct {
   __uint(type, BPF_MAP_TYPE_LRU_HASH);
   __uint(max_entries, 32768);
   __type(key, struct rbt_ruby_frame_key);
   __type(value, struct rbt_ruby_frame);
-} rbt_ruby_frames SEC(".maps");
+} rbt_ruby_frames RBT_RUBY_MAP;
 
 // Per-CPU scratch: the BPF stack has 512 bytes, a stack record alone is 16 KiB.
 #define BATCH 8
@@ -121,7 +134,9 @@ struct {
   __uint(max_entries, 1);
   __type(key, __u32);
   __type(value, struct scratch);
-} rbt_ruby_scratch SEC(".maps");
+} rbt_ruby_scratch RBT_RUBY_MAP;
+
+#ifdef RBT_RUBY_WALKER_OBJECT
 
 static __always_inline __u64 read_u64(__u64 addr) {
   __u64 v = 0;
@@ -564,6 +579,114 @@ __u64 rbt_rstack_cut(void) {
   return s ? s->last_cut : 0;
 }
 
+// ---- The anchor of a mixed stack (rstack(native)) ----
+//
+// The native walk of rstack(native) can stop at the root-most C method's function: every
+// native frame rootward of it is the interpreter or the launch (main, _start), which the merge
+// drops (docs/native-stack.md). The answer packs that function's address (a user address,
+// below 2^47) with how many frames of the stack are that C method (in the top 16 bits): a
+// recursive `each` puts its function on the native stack once per frame.
+// The scan's state lives in the per-CPU scratch, not on the BPF stack: the verifier would
+// follow every value of a counter kept on the stack through the loop.
+struct anchor_scan {
+  struct rbt_ruby_stack *st;
+  struct scratch *s;
+};
+
+static long root_cfunc(__u64 index, void *ctx) {
+  struct anchor_scan *c = ctx;
+  __u64 count = c->st->count;
+  if (index >= count || index >= RBT_RUBY_MAX_DEPTH)
+    return 1;
+  __u32 k = (__u32)(count - 1 - index) & (RBT_RUBY_MAX_DEPTH - 1);
+  if (c->st->frames[k].pc != 0)
+    return 0;
+  if (!c->s->anchor_root)
+    c->s->anchor_root = c->st->frames[k].addr;
+  if (c->st->frames[k].addr == c->s->anchor_root)
+    c->s->anchor_count++;
+  return 0;
+}
+
+__u64 rbt_rstack_anchor(__u64 id) {
+  if (!(id & 1))
+    return 0;
+  __u32 zero = 0;
+  struct anchor_scan c = {};
+  c.s = bpf_map_lookup_elem(&rbt_ruby_scratch, &zero);
+  if (!c.s)
+    return 0;
+  // The stack just walked is still in the scratch, in cache: the stored record (16 KiB,
+  // likely cold by the next sample) is read only for an id from elsewhere. The scratch's
+  // `truncated` is exact only for a new stack; `rest` says whether the walk was cut.
+  int cut;
+  if (c.s->last_id == id) {
+    c.st = &c.s->stack;
+    cut = c.s->rest != 0;
+  } else {
+    c.st = bpf_map_lookup_elem(&rbt_ruby_stacks, &id);
+    if (!c.st)
+      c.st = bpf_map_lookup_elem(&rbt_ruby_stacks_spill, &id);
+    if (!c.st)
+      return 0;
+    cut = c.st->truncated != 0;
+  }
+  c.s->anchor_root = 0;
+  c.s->anchor_count = 0;
+  bpf_loop(c.st->count, root_cfunc, &c, 0);
+  __u64 root = c.s->anchor_root, count = c.s->anchor_count;
+  if (!root && c.st->count && !cut)
+    return RBT_NATIVE_TO_INTERPRETER;
+  if (!root || count >= (1 << 15))
+    return 0;
+  if (c.s->anchor_method == root && c.s->anchor_tgid == c.st->tgid &&
+      c.s->anchor_start == c.st->start)
+    return count << 48 | c.s->anchor_cfunc;
+  struct rbt_ruby_frame_key key = {root, 0, c.st->tgid, c.st->start};
+  struct rbt_ruby_frame *f = bpf_map_lookup_elem(&rbt_ruby_frames, &key);
+  if (!f || !f->cfunc || (f->cfunc >> 48))
+    return 0;
+  c.s->anchor_method = root;
+  c.s->anchor_tgid = c.st->tgid;
+  c.s->anchor_start = c.st->start;
+  c.s->anchor_cfunc = f->cfunc;
+  return count << 48 | f->cfunc;
+}
+
+#include "ruby_discovery.h"
+
+// ---- The bench's reference (bench/rstack_cost.py): rbperf's way, not used by rbt itself. ----
+
+// Resolves a frame whether or not it is known, as a walker that reads label and path strings on
+// every sample must; the result goes to rbt_ruby_frames so the stacks still print.
+static long resolve_always(__u64 index, void *ctx) {
+  struct scratch *s = ((struct loop_ctx *)ctx)->s;
+  if (!frame_key_at(s, index))
+    return 1;
+  resolve(s, s->fkey.addr, s->fkey.pc);
+  bpf_map_update_elem(&rbt_ruby_frames, &s->fkey, &s->frame, BPF_ANY);
+  if (index == s->leaf && s->has_leaf)
+    s->hash = (s->hash ^ s->frame.line) * 0x100000001b3ULL;
+  return 0;
+}
+
+// Same walk, then every frame's strings and line read on every sample. Codegen calls this in
+// place of rbt_rstack only when RBT_RSTACK_REFERENCE=1 (src/codegen/lower_rstack.cpp).
+__u64 rbt_rstack_reference(__u64 max_depth) {
+  __u64 why = 0;
+  struct scratch *s = walk_current(max_depth, &why);
+  if (!s)
+    return why;
+  struct loop_ctx lc = {s};
+  bpf_loop(s->stack.count, resolve_always, &lc, 0);
+  __u64 id = stack_id(s);
+  count_rest(s);
+  store_stack(s, &id);
+  return id;
+}
+
+#else  // the frame accessors (bitcode)
+
 // ---- Ruby frames as values: rlabel, rpath, rline and strcontains(rstack, ...) ----
 //
 // They read a stack already recorded under its id (the value rstack returned in this probe, or
@@ -678,108 +801,4 @@ __u64 rbt_rstack_contains(__u64 id, const char *needle, __u64 n_size) {
   return c.found;
 }
 
-// ---- The anchor of a mixed stack (rstack(native)) ----
-//
-// The native walk of rstack(native) can stop at the root-most C method's function: every
-// native frame rootward of it is the interpreter or the launch (main, _start), which the merge
-// drops (docs/native-stack.md). The answer packs that function's address (a user address,
-// below 2^47) with how many frames of the stack are that C method (in the top 16 bits): a
-// recursive `each` puts its function on the native stack once per frame.
-// The scan's state lives in the per-CPU scratch, not on the BPF stack: the verifier would
-// follow every value of a counter kept on the stack through the loop.
-struct anchor_scan {
-  struct rbt_ruby_stack *st;
-  struct scratch *s;
-};
-
-static long root_cfunc(__u64 index, void *ctx) {
-  struct anchor_scan *c = ctx;
-  __u64 count = c->st->count;
-  if (index >= count || index >= RBT_RUBY_MAX_DEPTH)
-    return 1;
-  __u32 k = (__u32)(count - 1 - index) & (RBT_RUBY_MAX_DEPTH - 1);
-  if (c->st->frames[k].pc != 0)
-    return 0;
-  if (!c->s->anchor_root)
-    c->s->anchor_root = c->st->frames[k].addr;
-  if (c->st->frames[k].addr == c->s->anchor_root)
-    c->s->anchor_count++;
-  return 0;
-}
-
-__u64 rbt_rstack_anchor(__u64 id) {
-  if (!(id & 1))
-    return 0;
-  __u32 zero = 0;
-  struct anchor_scan c = {};
-  c.s = bpf_map_lookup_elem(&rbt_ruby_scratch, &zero);
-  if (!c.s)
-    return 0;
-  // The stack just walked is still in the scratch, in cache: the stored record (16 KiB,
-  // likely cold by the next sample) is read only for an id from elsewhere. The scratch's
-  // `truncated` is exact only for a new stack; `rest` says whether the walk was cut.
-  int cut;
-  if (c.s->last_id == id) {
-    c.st = &c.s->stack;
-    cut = c.s->rest != 0;
-  } else {
-    c.st = bpf_map_lookup_elem(&rbt_ruby_stacks, &id);
-    if (!c.st)
-      c.st = bpf_map_lookup_elem(&rbt_ruby_stacks_spill, &id);
-    if (!c.st)
-      return 0;
-    cut = c.st->truncated != 0;
-  }
-  c.s->anchor_root = 0;
-  c.s->anchor_count = 0;
-  bpf_loop(c.st->count, root_cfunc, &c, 0);
-  __u64 root = c.s->anchor_root, count = c.s->anchor_count;
-  if (!root && c.st->count && !cut)
-    return RBT_NATIVE_TO_INTERPRETER;
-  if (!root || count >= (1 << 15))
-    return 0;
-  if (c.s->anchor_method == root && c.s->anchor_tgid == c.st->tgid &&
-      c.s->anchor_start == c.st->start)
-    return count << 48 | c.s->anchor_cfunc;
-  struct rbt_ruby_frame_key key = {root, 0, c.st->tgid, c.st->start};
-  struct rbt_ruby_frame *f = bpf_map_lookup_elem(&rbt_ruby_frames, &key);
-  if (!f || !f->cfunc || (f->cfunc >> 48))
-    return 0;
-  c.s->anchor_method = root;
-  c.s->anchor_tgid = c.st->tgid;
-  c.s->anchor_start = c.st->start;
-  c.s->anchor_cfunc = f->cfunc;
-  return count << 48 | f->cfunc;
-}
-
-#include "ruby_discovery.h"
-
-// ---- The bench's reference (bench/rstack_cost.py): rbperf's way, not used by rbt itself. ----
-
-// Resolves a frame whether or not it is known, as a walker that reads label and path strings on
-// every sample must; the result goes to rbt_ruby_frames so the stacks still print.
-static long resolve_always(__u64 index, void *ctx) {
-  struct scratch *s = ((struct loop_ctx *)ctx)->s;
-  if (!frame_key_at(s, index))
-    return 1;
-  resolve(s, s->fkey.addr, s->fkey.pc);
-  bpf_map_update_elem(&rbt_ruby_frames, &s->fkey, &s->frame, BPF_ANY);
-  if (index == s->leaf && s->has_leaf)
-    s->hash = (s->hash ^ s->frame.line) * 0x100000001b3ULL;
-  return 0;
-}
-
-// Same walk, then every frame's strings and line read on every sample. Codegen calls this in
-// place of rbt_rstack only when RBT_RSTACK_REFERENCE=1 (src/codegen/lower_rstack.cpp).
-__u64 rbt_rstack_reference(__u64 max_depth) {
-  __u64 why = 0;
-  struct scratch *s = walk_current(max_depth, &why);
-  if (!s)
-    return why;
-  struct loop_ctx lc = {s};
-  bpf_loop(s->stack.count, resolve_always, &lc, 0);
-  __u64 id = stack_id(s);
-  count_rest(s);
-  store_stack(s, &id);
-  return id;
-}
+#endif  // RBT_RUBY_WALKER_OBJECT
