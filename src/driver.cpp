@@ -82,8 +82,9 @@ int compile_program(const Options &options, cache::CacheEntry &object) {
   if (!warnings_suppressed)
     std::cerr << warnings.str();
   object.warnings = machine.warnings() + warnings.str();
-  for (const std::string &path : machine.files_read())
-    object.inputs.push_back(cache::identify_file(path));
+  for (const auto &[path, in_process_root] : machine.files_read())
+    object.inputs.push_back(cache::identify_file(path, in_process_root, options.pid));
+  object.resolutions = machine.resolutions();
   if (options.wants_dump("types"))
     ast::print_ast(std::cout, *program, &sema);
 
@@ -127,7 +128,7 @@ int run_driver(const Options &options, runtime::Timeline *timeline) {
   // what it covers are in cache/cache_key.h.
   auto cache = cache::ObjectCache::open(options);
   std::string why_not;
-  std::optional<cache::CacheEntry> object = cache.lookup(why_not);
+  std::optional<cache::CacheEntry> object = cache.lookup(why_not, true, resolves_in(options));
   if (object) {
     cache.announce(*object, options.verbose);
   } else {

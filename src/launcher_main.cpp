@@ -45,7 +45,7 @@ int main(int argc, char **argv) {
   // Quietly: on a miss rbt-full looks again and says what was wrong with the entry.
   auto cache = rbt::cache::ObjectCache::open(opts, /*report=*/false);
   std::string why_not;
-  auto entry = cache.lookup(why_not, /*report=*/false);
+  auto entry = cache.lookup(why_not, /*report=*/false, rbt::resolves_in(opts));
   if (!entry)
     run_full(argv);
   cache.announce(*entry, opts.verbose);

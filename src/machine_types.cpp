@@ -12,6 +12,7 @@
 #include "symbols/uprobe_site.h"
 #include "symbols/elf_file.h"
 #include "symbols/kernel_symbols.h"
+#include "symbols/library_resolver.h"
 #include "tracepoint_format.h"
 #include "warnings.h"
 
@@ -22,8 +23,9 @@ namespace {
 // A uprobe inside an instruction replaces part of it with a breakpoint: the traced process then
 // faults or computes wrong results. The runtime finds the function's code (it must not link
 // LLVM); the disassembler decides; --unsafe turns the refusal into a warning.
-Status check_instruction_boundary(const ProbeDesc &probe, bool unsafe, std::string &warnings) {
-  auto site = runtime::uprobe_site(probe);
+Status check_instruction_boundary(const ProbeDesc &probe, pid_t pid, bool unsafe,
+                                  std::string &warnings) {
+  auto site = runtime::uprobe_site(probe, pid);
   if (!site)
     return Ok{};
   std::string where;
@@ -81,10 +83,14 @@ sema::Environment MachineTypes::environment(const Options &options) {
     auto expanded = runtime::expand_probe(p, pid);
     if (!expanded)
       return expanded;
+    bool binary = p.kind == ProbeKind::Uprobe || p.kind == ProbeKind::Uretprobe ||
+                  p.kind == ProbeKind::Usdt;
+    if (binary && pid > 0)
+      resolutions_[p.target] = runtime::resolution_in_process(p.target, pid);
     for (const ProbeDesc &e : *expanded) {
-      if (e.kind == ProbeKind::Uprobe || e.kind == ProbeKind::Uretprobe || e.kind == ProbeKind::Usdt)
-        files_read_.insert(e.target);
-      if (auto s = check_instruction_boundary(e, unsafe, warnings_); !s)
+      if (binary)
+        files_read_.insert({e.target, e.in_process_root});
+      if (auto s = check_instruction_boundary(e, pid, unsafe, warnings_); !s)
         return s.error();
     }
     return expanded;
@@ -95,15 +101,16 @@ sema::Environment MachineTypes::environment(const Options &options) {
   env.kernel_symbol = [](const std::string &name) {
     return runtime::KernelSymbols::address_of(name);
   };
-  env.user_symbol = [this](const std::string &path,
-                           const std::string &name) -> std::optional<uint64_t> {
-    files_read_.insert(path);
-    auto elf = runtime::ElfFile::open(path);
+  env.user_symbol = [this, pid](const ProbeDesc &probe,
+                                const std::string &name) -> std::optional<uint64_t> {
+    files_read_.insert({probe.target, probe.in_process_root});
+    auto elf = runtime::ElfFile::open(runtime::probe_file(probe, pid));
     const runtime::ElfSymbol *sym = elf ? elf->find(name) : nullptr;
     return sym ? std::optional<uint64_t>(sym->value) : std::nullopt;
   };
   return env;
 }
+
 
 std::string MachineTypes::bpf_cpu() {
   utsname u{};

@@ -7,6 +7,8 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "btf_types.h"
 #include "options.h"
@@ -27,8 +29,15 @@ public:
   // cache to print again when it reuses the object.
   const std::string &warnings() const { return warnings_; }
   // The binaries whose symbols, notes or code the checks read: the compiled object depends on
-  // their contents, so the cache checks they are unchanged before reusing it.
-  const std::set<std::string> &files_read() const { return files_read_; }
+  // their contents, so the cache checks they are unchanged before reusing it. Each is a path
+  // and whether it is inside the -p process's root (then the path is the process's name).
+  const std::set<std::pair<std::string, bool>> &files_read() const { return files_read_; }
+  // With -p, what each probe's binary (`libruby`, `/usr/bin/*`) resolved to through that
+  // process (its mapped files, its root): runtime::resolution_in_process. Another process may
+  // map other files; the cache compares this before it reuses the object for it.
+  const std::map<std::string, std::vector<std::string>> &resolutions() const {
+    return resolutions_;
+  }
 
 private:
   const RecordLayout *tracepoint_format(const ProbeDesc &probe);
@@ -36,7 +45,8 @@ private:
   runtime::KernelTypes kernel_;
   std::map<std::string, std::unique_ptr<RecordLayout>> tracepoints_;
   std::string warnings_;
-  std::set<std::string> files_read_;
+  std::set<std::pair<std::string, bool>> files_read_;
+  std::map<std::string, std::vector<std::string>> resolutions_;
 };
 
 }  // namespace rbt

@@ -34,6 +34,10 @@ struct ProbeDesc {
   ProbeKind kind = ProbeKind::Begin;
   std::string name;    // e.g. "tracepoint:syscalls:sys_enter_openat", "profile:hz:99"
   std::string target;  // tracepoint category, binary path, software event name, time unit
+  // With -p: `target` is a path inside that process's root (/proc/PID/root + target), as the
+  // process names the file. Kept apart from the pid so that an object compiled for one process
+  // serves another of the same files (the object cache, cache/cache_key.h).
+  bool in_process_root = false;
   std::string func;    // tracepoint event, symbol, USDT probe name
   uint64_t offset = 0; // uprobe symbol offset
   uint64_t freq = 0;   // profile: samples per second (0 when a period is used)

@@ -15,8 +15,14 @@
 #include "error_report.h"
 #include "output_file.h"
 #include "session.h"
+#include "symbols/library_resolver.h"
 
 namespace rbt {
+
+cache::ObjectCache::Resolver resolves_in(const Options &options) {
+  pid_t pid = options.pid;
+  return [pid](const std::string &pattern) { return runtime::resolution_in_process(pattern, pid); };
+}
 
 namespace {
 

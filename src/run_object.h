@@ -13,6 +13,10 @@ namespace runtime {
 class Timeline;
 }
 
+// What the cache's lookup compares with an entry's record of its probes' binaries: what they
+// resolve to through the -p process now (runtime::resolution_in_process).
+cache::ObjectCache::Resolver resolves_in(const Options &options);
+
 // `cache` keeps the minimal kernel BTF of the object's CO-RE relocations (runtime/core_btf.h)
 // beside the objects; with the cache off libbpf reads the whole vmlinux BTF.
 int run_object(const Options &options, const cache::CacheEntry &object,

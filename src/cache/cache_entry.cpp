@@ -37,17 +37,34 @@ FileIdentity identify_file(const std::string &path) {
   return id;
 }
 
+FileIdentity identify_file(const std::string &path, bool in_process_root, int pid) {
+  if (!in_process_root)
+    return identify_file(path);
+  FileIdentity id = identify_file("/proc/" + std::to_string(pid) + "/root" + path);
+  id.path = path;
+  id.in_process_root = true;
+  return id;
+}
+
 std::string encode_entry(const Digest &key, const std::string &version, const CacheEntry &entry) {
   ByteWriter payload;
   payload.u32(static_cast<uint32_t>(entry.inputs.size()));
   for (const FileIdentity &f : entry.inputs) {
     payload.str(f.path);
+    payload.u8(f.in_process_root);
     payload.u8(f.exists);
     payload.u64(f.dev);
     payload.u64(f.ino);
     payload.u64(f.size);
     payload.u64(f.mtime_ns);
     payload.u64(f.ctime_ns);
+  }
+  payload.u32(static_cast<uint32_t>(entry.resolutions.size()));
+  for (const auto &[pattern, files] : entry.resolutions) {
+    payload.str(pattern);
+    payload.u32(static_cast<uint32_t>(files.size()));
+    for (const std::string &f : files)
+      payload.str(f);
   }
   payload.str(entry.warnings);
   payload.u32(entry.parts);
@@ -100,10 +117,11 @@ Result<CacheEntry> decode_entry(const std::string &bytes, const Digest &key,
 
   ByteReader r(payload, size);
   CacheEntry entry;
-  uint32_t n = r.count(45);
+  uint32_t n = r.count(46);
   for (uint32_t i = 0; i < n && !r.failed(); i++) {
     FileIdentity f;
     f.path = r.str();
+    f.in_process_root = r.u8() != 0;
     f.exists = r.u8() != 0;
     f.dev = r.u64();
     f.ino = r.u64();
@@ -111,6 +129,14 @@ Result<CacheEntry> decode_entry(const std::string &bytes, const Digest &key,
     f.mtime_ns = r.u64();
     f.ctime_ns = r.u64();
     entry.inputs.push_back(std::move(f));
+  }
+  n = r.count(8);
+  for (uint32_t i = 0; i < n && !r.failed(); i++) {
+    std::string pattern = r.str();
+    std::vector<std::string> files(r.count(4));
+    for (std::string &f : files)
+      f = r.str();
+    entry.resolutions[pattern] = std::move(files);
   }
   entry.warnings = r.str();
   entry.parts = r.u32();

@@ -10,6 +10,7 @@
 // payload is short or fails its checksum, is never decoded.
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -19,12 +20,15 @@
 
 namespace rbt::cache {
 
-constexpr uint32_t kFormatVersion = 1;
+constexpr uint32_t kFormatVersion = 2;
 constexpr size_t kHeaderSize = 100;
 
 // What stat says about a file: a different value means different contents may be there now.
 struct FileIdentity {
   std::string path;
+  // With -p: `path` is the process's name for a file inside its root (/proc/PID/root + path),
+  // so that the entry serves another process that sees the same file.
+  bool in_process_root = false;
   bool exists = false;
   uint64_t dev = 0, ino = 0, size = 0, mtime_ns = 0, ctime_ns = 0;
 
@@ -32,9 +36,15 @@ struct FileIdentity {
 };
 
 FileIdentity identify_file(const std::string &path);
+// With `in_process_root`, the file the process `pid` names `path` (/proc/PID/root + path); the
+// identity keeps the process's name for it.
+FileIdentity identify_file(const std::string &path, bool in_process_root, int pid);
 
 struct CacheEntry {
   std::vector<FileIdentity> inputs;  // binaries probed (their symbols, USDT notes, code)
+  // With -p: what each probe's binary resolved to through the process (MachineTypes::
+  // resolutions), which another process of the same root must resolve the same way.
+  std::map<std::string, std::vector<std::string>> resolutions;
   std::string warnings;              // stderr of the compile
   uint32_t parts = 1;
   Manifest manifest;

@@ -145,25 +145,22 @@ Result<std::string> key_text(const Options &options) {
     line(k, "include", h);
   line(k, "options", std::string("unsafe=") + (options.unsafe ? "1" : "0") +
                          " command=" + (options.command.empty() ? "0" : "1") +
-                         " pid=" + std::to_string(options.pid) +
+                         " process=" + (options.pid > 0 ? "1" : "0") +
                          " filter_pid=" + (options.filter_pid_in_probes ? "1" : "0") +
                          " warn_failed_reads=" + (options.warn_failed_reads ? "1" : "0") +
                          " print_maps=" + (options.print_maps_at_exit ? "1" : "0") +
                          " rstack_needs_ruby=" + (options.rstack_needs_ruby ? "1" : "0") +
                          " ringbuf=" + std::to_string(options.ringbuf_bytes));
   if (options.pid > 0) {
-    // A pid names another process once the first has exited: its start time tells them apart.
-    std::string stat_path = "/proc/" + std::to_string(options.pid) + "/stat";
-    auto stat = read_small_file(stat_path.c_str());
-    size_t paren = stat ? stat->rfind(')') : std::string::npos;
-    if (paren == std::string::npos)
-      return make_error("", "cannot read " + stat_path);
-    std::istringstream fields(stat->substr(paren + 2));
-    std::string field, start;
-    for (int i = 3; i <= 22 && fields >> field; i++)
-      if (i == 22)
-        start = field;
-    line(k, "process start", start);
+    // Not the pid: probes resolve through the process's root, and the object holds the
+    // process's own names for files there (ProbeDesc::in_process_root), so another process
+    // with the same root shares it. The files it probes are checked through its root on use,
+    // and what its probes' binaries resolve to there (its mapped files) is compared.
+    std::string root = "/proc/" + std::to_string(options.pid) + "/root";
+    FileIdentity id = identify_file(root);
+    if (!id.exists)
+      return make_error("", "cannot read " + root);
+    line(k, "process root", std::to_string(id.dev) + ":" + std::to_string(id.ino));
   }
 
   std::vector<std::string> env;

@@ -5,8 +5,10 @@
 // options that reach the compiler, the BPFTRACE_* and RBT_* environment, the working directory
 // and PATH (relative and bare binary names resolve through them), the kernel (release, this
 // boot, its BTF, loaded modules), what the dynamic loader would find (ld.so.cache, the library
-// and PATH directories) and, with -p, the process (pid and start time). The binaries a script
-// probes are not in the key: their identities are stored in the entry and checked on use.
+// and PATH directories) and, with -p, the process's root directory (its identity, not the pid:
+// processes of one root share objects). The binaries a script probes are not in the key: their
+// identities (with -p, seen through the process's root) and, with -p, what the probes'
+// binaries resolved to through the process are stored in the entry and checked on use.
 
 #include <string>
 

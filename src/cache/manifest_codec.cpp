@@ -7,7 +7,7 @@ namespace {
 // A field added to one of these structs changes its size: write and read it below, then update
 // the size here (and kFormatVersion in cache_entry.h).
 static_assert(sizeof(Type) == 144, "Type changed: update manifest_codec.cpp");
-static_assert(sizeof(ProbeDesc) == 160, "ProbeDesc changed: update manifest_codec.cpp");
+static_assert(sizeof(ProbeDesc) == 168, "ProbeDesc changed: update manifest_codec.cpp");
 static_assert(sizeof(MapDesc) == 416, "MapDesc changed: update manifest_codec.cpp");
 static_assert(sizeof(ActionDesc) == 192, "ActionDesc changed: update manifest_codec.cpp");
 static_assert(sizeof(StackMapDesc) == 40, "StackMapDesc changed: update manifest_codec.cpp");
@@ -97,6 +97,7 @@ void write_manifest(ByteWriter &w, const Manifest &m) {
     w.u8(static_cast<uint8_t>(p.kind));
     w.str(p.name);
     w.str(p.target);
+    w.u8(p.in_process_root);
     w.str(p.func);
     w.u64(p.offset);
     w.u64(p.freq);
@@ -146,6 +147,7 @@ std::optional<Manifest> read_manifest(ByteReader &r) {
     p.kind = static_cast<ProbeKind>(kind);
     p.name = r.str();
     p.target = r.str();
+    p.in_process_root = r.u8() != 0;
     p.func = r.str();
     p.offset = r.u64();
     p.freq = r.u64();

@@ -57,6 +57,7 @@ ObjectCache ObjectCache::open(const Options &options, bool report) {
       warn(dir.error());
     return cache;
   }
+  cache.pid_ = options.pid;
   cache.key_ = sha256(key->data(), key->size());
   cache.name_ = hex(cache.key_) + kEntrySuffix;
   cache.dir_.emplace(std::move(*dir));
@@ -80,7 +81,8 @@ std::string ObjectCache::entry_path() const {
   return dir_ ? dir_->path() + "/" + name_ : std::string();
 }
 
-std::optional<CacheEntry> ObjectCache::lookup(std::string &why_not, bool report) const {
+std::optional<CacheEntry> ObjectCache::lookup(std::string &why_not, bool report,
+                                              const Resolver &resolves) const {
   if (!dir_)
     return std::nullopt;
   auto bytes = dir_->read(name_);
@@ -98,8 +100,20 @@ std::optional<CacheEntry> ObjectCache::lookup(std::string &why_not, bool report)
     return std::nullopt;
   }
   for (const FileIdentity &input : entry->inputs)
-    if (identify_file(input.path) != input) {
-      why_not = input.path + " changed";
+    if (FileIdentity now = identify_file(input.path, input.in_process_root, pid_); now != input) {
+      bool other = now.exists && (now.dev != input.dev || now.ino != input.ino);
+      why_not = input.path +
+                (input.in_process_root ? " in process " + std::to_string(pid_) : std::string()) +
+                (input.in_process_root && other ? " is another file" : " changed");
+      return std::nullopt;
+    }
+  if (!entry->resolutions.empty() && !resolves) {
+    why_not = "no way to resolve the probes' binaries";
+    return std::nullopt;
+  }
+  for (const auto &[pattern, files] : entry->resolutions)
+    if (resolves(pattern) != files) {
+      why_not = pattern + " resolves to other files in process " + std::to_string(pid_);
       return std::nullopt;
     }
   dir_->touch(name_);

@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cache_dir.h"
 #include "cache_entry.h"
@@ -26,9 +27,14 @@ public:
 
   bool enabled() const { return dir_.has_value(); }
   // The entry an earlier run stored for these inputs, if it is whole, this build's and every
-  // binary it depends on is unchanged. `why_not` says what happened otherwise (for -v); an
+  // binary it depends on is unchanged (with -p, seen through that process's root). With -p,
+  // each probe's binary must resolve through the process as the entry recorded:
+  // `resolves(pattern)` says what it resolves to now (runtime::resolution_in_process; the
+  // cache links no runtime). `why_not` says what happened otherwise (for -v); an
   // unusable entry is warned about when `report`.
-  std::optional<CacheEntry> lookup(std::string &why_not, bool report = true) const;
+  using Resolver = std::function<std::vector<std::string>(const std::string &pattern)>;
+  std::optional<CacheEntry> lookup(std::string &why_not, bool report = true,
+                                   const Resolver &resolves = {}) const;
   // Says that `entry` is used: the compile's warnings again, and with -v where it came from.
   void announce(const CacheEntry &entry, bool verbose) const;
   void store(const CacheEntry &entry) const;
@@ -42,6 +48,7 @@ private:
   Digest key_{};
   std::string name_;
   uint64_t max_bytes_ = kDefaultSizeMiB << 20;
+  int pid_ = -1;  // -p
 };
 
 }  // namespace rbt::cache

@@ -17,6 +17,7 @@
 #include "emit_object.h"
 #include "link_objects.h"
 #include "link_stdlib.h"
+#include "link_walker.h"
 #include "lowering.h"
 #include "partition.h"
 
@@ -41,6 +42,7 @@ struct ModuleBuild {
   std::unique_ptr<llvm::Module> module;
   std::unique_ptr<DebugInfo> debug_info;
   std::unique_ptr<Resources> resources;
+  bool ruby_walker = false;  // link the walker object (link_walker.h) with the parts
 };
 
 Result<std::unique_ptr<ModuleBuild>> lower_script(const ast::Program &program,
@@ -89,6 +91,7 @@ Result<std::unique_ptr<ModuleBuild>> lower_script(const ast::Program &program,
   for (const std::string &library : lowering.libraries())
     if (auto s = link_stdlib(module, library); !s)
       return s.error();
+  build->ruby_walker = lowering.uses_ruby_walker();
   return build;
 }
 
@@ -155,6 +158,7 @@ Result<CompiledObject> compile(const ast::Program &program, const sema::SemaInfo
   std::vector<std::optional<Result<CompiledObject>>> parts(
       std::max(helpers + 1, std::min(threads, kMaxPartitions)));
   PartitionPlan plan;  // part 0's, written before the threads are joined
+  bool ruby_walker = false;  // part 0's
   std::vector<std::jthread> workers;
   std::function<std::optional<Result<CompiledObject>>(unsigned)> compile_part;
   auto start_parts = [&](unsigned from, unsigned to) {
@@ -170,6 +174,7 @@ Result<CompiledObject> compile(const ast::Program &program, const sema::SemaInfo
       return std::nullopt;
     if (part == 0) {
       plan = own;
+      ruby_walker = (*build)->ruby_walker;
       if (!start_early)
         start_parts(1, own.parts);
     }
@@ -179,10 +184,14 @@ Result<CompiledObject> compile(const ast::Program &program, const sema::SemaInfo
     start_parts(1, helpers + 1);
   parts[0] = compile_part(0);
   workers.clear();  // joins
-  if (!*parts[0] || plan.parts == 1)
+  if (!*parts[0] || (plan.parts == 1 && !ruby_walker))
     return std::move(*parts[0]);
 
   std::vector<std::vector<char>> objects;
+  // The walker first: the parts' declarations of its entry points then resolve to a
+  // definition the linker already holds.
+  if (ruby_walker)
+    objects.push_back(ruby_walker_object(options.cpu));
   for (unsigned part = 0; part < plan.parts; part++) {
     if (!parts[part])  // cannot happen: every thread plans from the same module
       return make_error("generating BPF code", "internal error: part " + std::to_string(part) +

@@ -134,6 +134,15 @@ llvm::DISubprogram *DebugInfo::describe_function(llvm::Function &fn, unsigned li
   return sp;
 }
 
+void DebugInfo::describe_extern(llvm::Function &fn, unsigned params) {
+  auto *u64 = dib_.createBasicType("unsigned long long", 64, llvm::dwarf::DW_ATE_unsigned);
+  std::vector<llvm::Metadata *> types(params + 1, u64);
+  auto *type = dib_.createSubroutineType(dib_.getOrCreateTypeArray(types));
+  fn.setSubprogram(dib_.createFunction(file_, fn.getName(), fn.getName(), file_, 0, type, 0,
+                                       llvm::DINode::FlagPrototyped,
+                                       llvm::DISubprogram::SPFlagZero));
+}
+
 void DebugInfo::finalize() {
   cu_->replaceGlobalVariables(llvm::MDTuple::get(module_.getContext(), globals_));
   dib_.finalize();

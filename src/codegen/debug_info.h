@@ -35,6 +35,10 @@ public:
   // Attaches a subprogram `int fn(void *ctx)` to `fn`, or with `params` pointer parameters
   // named p0.. (a for-over-map callback: map, key, value, context).
   llvm::DISubprogram *describe_function(llvm::Function &fn, unsigned line, unsigned params = 0);
+  // Describes the declaration `fn` of a function defined in another object (link_walker.h):
+  // `unsigned long long fn(unsigned long long, ...)` with `params` arguments, as clang
+  // describes it, for the static linker to match against the definition's BTF.
+  void describe_extern(llvm::Function &fn, unsigned params);
   void finalize();
 
 private:

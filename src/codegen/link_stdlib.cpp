@@ -56,9 +56,10 @@ Status link_stdlib(llvm::Module &module, std::string_view library) {
     if (!fn.isDeclaration() && fn.hasSection())
       programs.insert(fn.getName().str());
   // A library's maps are part of its contract with libbpf (usdt.bpf.h's spec maps): keep
-  // every map it defines, referenced or not.
+  // every map it defines, referenced or not. Weak ones (ruby_stack's, which the walker object
+  // defines too: link_walker.h) stay weak, for the static linker to merge.
   for (auto &g : lib->globals())
-    if (g.getSection() == ".maps")
+    if (g.getSection() == ".maps" && !g.hasWeakLinkage())
       g.setLinkage(llvm::GlobalValue::ExternalLinkage);
   std::vector<std::string> lib_maps;
   for (auto &g : lib->globals())

@@ -1,5 +1,6 @@
-// rstack lowers to a call of the Ruby walker in stdlib/bpf/ruby_stack.bpf.c, nstack to the CFI
-// unwinder in stdlib/bpf/native_stack.bpf.c, each linked in only by scripts that use it.
+// rstack lowers to a call of the Ruby walker in stdlib/bpf/ruby_stack.bpf.c (a BPF object
+// compiled at build time and linked by libbpf: link_walker.h), nstack to the CFI unwinder in
+// stdlib/bpf/native_stack.bpf.c (bitcode, linked by LLVM), each only for scripts that use it.
 // rstack's value is {u64 stack id, u32 pid, u32 cut} (ruby_layouts.h): an odd id names a
 // recorded stack, an even one says why the stack is empty. `cut` is 0 except in an event's
 // values (print, printf), where the walker counts the frames cut below the depth limit for that
@@ -11,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "link_walker.h"
 #include "lowering.h"
 
 #include "../../stdlib/bpf/native_unwind.h"
@@ -26,32 +28,26 @@ bool reference_walker() {
   return ref && std::strcmp(ref, "1") == 0;
 }
 
-llvm::Value *walk(IRBuilderBPF &b, llvm::Module &module, const char *walker, uint64_t depth) {
-  llvm::FunctionCallee fn = module.getOrInsertFunction(walker, b.getInt64Ty(), b.getInt64Ty());
-  return b.CreateCall(fn, {b.getInt64(depth)});
-}
-
-// The discovery programs of stdlib/bpf/ruby_discovery.h come with the walker: declaring them
-// makes the linker bring them in; the runtime attaches them (src/runtime/ruby/ruby_discovery).
-void declare_discovery(IRBuilderBPF &b, llvm::Module &module) {
-  for (const char *name : {"rbt_ruby_discover", "rbt_ruby_fork", "rbt_ruby_exec"})
-    module.getOrInsertFunction(name, b.getInt32Ty(), b.getPtrTy());
-}
 }  // namespace
 
+// The walker's entry points are in the walker object (link_walker.h), which brings the
+// discovery programs of stdlib/bpf/ruby_discovery.h along; the runtime attaches those.
+llvm::Value *Lowering::walk(const char *walker, uint64_t depth) {
+  ruby_walker_ = true;
+  return b_.CreateCall(declare_walker_entry(module_, debug_info_, walker, 1), {b_.getInt64(depth)});
+}
+
 llvm::Value *Lowering::ruby_stack(const Type &t) {
-  libraries_.insert("ruby_stack");
-  declare_discovery(b_, module_);
   const char *walker = reference_walker() ? "rbt_rstack_reference"
                        : in_event_        ? "rbt_rstack_exact"
                                           : "rbt_rstack";
   if (t.stack_kind != StackKind::Mixed) {
     llvm::Value *slot = b_.stack_slot(16, "rstack");
-    b_.CreateStore(walk(b_, module_, walker, t.stack_depth), slot);
+    b_.CreateStore(walk(walker, t.stack_depth), slot);
     b_.CreateStore(b_.CreateTrunc(b_.current_pid(), b_.getInt32Ty()), b_.byte_ptr(slot, 8));
     llvm::Value *cut = b_.getInt32(0);
     if (in_event_ && !reference_walker()) {
-      llvm::FunctionCallee last = module_.getOrInsertFunction("rbt_rstack_cut", b_.getInt64Ty());
+      llvm::FunctionCallee last = declare_walker_entry(module_, debug_info_, "rbt_rstack_cut", 0);
       cut = b_.CreateTrunc(b_.CreateCall(last, {}), b_.getInt32Ty());
     }
     b_.CreateStore(cut, b_.byte_ptr(slot, 12));
@@ -62,16 +58,15 @@ llvm::Value *Lowering::ruby_stack(const Type &t) {
   llvm::Value *kernel_id = b_.CreateLoad(b_.getInt64Ty(), kernel);
   llvm::Value *slot = b_.stack_slot(32, "rstack_native");
   // A map key: no per-event count of cut frames, so the plain walker.
-  llvm::Value *ruby_id = walk(b_, module_,
-                              reference_walker() ? "rbt_rstack_reference" : "rbt_rstack",
-                              t.stack_depth);
+  llvm::Value *ruby_id =
+      walk(reference_walker() ? "rbt_rstack_reference" : "rbt_rstack", t.stack_depth);
   b_.CreateStore(ruby_id, slot);
   // By function: the merge names native frames by function, and a stack that is the same
   // from sample to sample is stored once and keys the map the same. The walk ends at the
   // root-most C method's function: rootward of it the merge drops everything
   // (docs/native-stack.md).
   llvm::FunctionCallee anchor_fn =
-      module_.getOrInsertFunction("rbt_rstack_anchor", b_.getInt64Ty(), b_.getInt64Ty());
+      declare_walker_entry(module_, debug_info_, "rbt_rstack_anchor", 1);
   llvm::FunctionCallee native_fn = module_.getOrInsertFunction(
       "rbt_nstack_to", b_.getInt64Ty(), b_.getInt64Ty(), b_.getInt64Ty());
   llvm::Value *anchor = b_.CreateCall(anchor_fn, {ruby_id});
@@ -88,7 +83,9 @@ llvm::Value *Lowering::ruby_stack(const Type &t) {
 llvm::Value *Lowering::native_stack(const Type &t) {
   libraries_.insert("native_stack");
   llvm::Value *slot = b_.stack_slot(16, "nstack");
-  b_.CreateStore(walk(b_, module_, "rbt_nstack", t.stack_depth), slot);
+  llvm::FunctionCallee nstack =
+      module_.getOrInsertFunction("rbt_nstack", b_.getInt64Ty(), b_.getInt64Ty());
+  b_.CreateStore(b_.CreateCall(nstack, {b_.getInt64(t.stack_depth)}), slot);
   llvm::Value *pid = b_.current_pid();
   b_.CreateStore(pid, b_.byte_ptr(slot, 8));
   announce_process(pid);
@@ -119,16 +116,12 @@ int64_t Lowering::rframe_index(const ast::Call &call) const {
 // index: rstack's default depth when that reaches it (the same stack record as a plain rstack
 // in the probe), all of it (1024) for a root-relative index.
 llvm::Value *Lowering::rframe_stack_id(const ast::Call &call) {
-  libraries_.insert("ruby_stack");
-  declare_discovery(b_, module_);
   if (call.args.size() == 2)
     return b_.CreateLoad(b_.getInt64Ty(), lower_expr(*call.args[0]));
   int64_t index = rframe_index(call);
   uint64_t depth = index < 0                        ? RBT_RUBY_MAX_DEPTH
                    : index < RBT_RUBY_DEFAULT_DEPTH ? RBT_RUBY_DEFAULT_DEPTH
                                                     : static_cast<uint64_t>(index) + 1;
-  llvm::FunctionCallee walk =
-      module_.getOrInsertFunction("rbt_rstack", b_.getInt64Ty(), b_.getInt64Ty());
   // One walk per run of the function for each depth: the slot is cleared in its entry block
   // (which every run goes through first) and filled by the first call that needs it.
   llvm::AllocaInst *&slot = rframe_walks_[{fn_, depth}];
@@ -142,7 +135,7 @@ llvm::Value *Lowering::rframe_stack_id(const ast::Call &call) {
   b_.CreateCondBr(b_.CreateICmpEQ(b_.CreateLoad(b_.getInt64Ty(), slot), b_.getInt64(0)),
                   walk_now, walked);
   b_.SetInsertPoint(walk_now);
-  b_.CreateStore(b_.CreateCall(walk, {b_.getInt64(depth)}), slot);
+  b_.CreateStore(walk("rbt_rstack", depth), slot);
   b_.CreateBr(walked);
   b_.SetInsertPoint(walked);
   return b_.CreateLoad(b_.getInt64Ty(), slot);

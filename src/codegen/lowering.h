@@ -35,6 +35,8 @@ public:
   void warn_failed_reads(const std::string &source_name);
   // The stdlib/bpf libraries the emitted code calls into.
   const std::set<std::string> &libraries() const { return libraries_; }
+  // rstack and the Ruby frame builtins need the walker object (link_walker.h) linked in.
+  bool uses_ruby_walker() const { return ruby_walker_ || libraries_.count("ruby_stack"); }
   // The first problem lowering ran into (a value too large for any BPF memory), or empty.
   const std::string &error() const { return error_; }
 
@@ -136,6 +138,7 @@ private:
   // Stacks
   llvm::Value *lower_stack(const Type &t);
   llvm::Value *ruby_stack(const Type &t);    // rstack, rstack(N), rstack(native[, N])
+  llvm::Value *walk(const char *walker, uint64_t depth);  // a call of a walker entry point
   llvm::Value *native_stack(const Type &t);  // nstack, nstack(N)
   void announce_process(llvm::Value *pid);
 
@@ -183,6 +186,7 @@ private:
   std::vector<ScratchPage> pages_;
   llvm::BasicBlock *setup_tail_ = nullptr;  // ends with the branch into the body
   std::set<std::string> libraries_;
+  bool ruby_walker_ = false;
   bool filter_pid_ = false;
   std::string source_name_ = "stdin";
   const ast::Expr *lowering_ = nullptr;  // the expression lower_expr is in (for -k's warnings)

@@ -41,6 +41,14 @@ std::optional<uint64_t> parse_uprobe_address(const std::string &func) {
 
 namespace {
 
+// Points `p` at `path`, a file resolve_binaries found: a file inside the process's root by the
+// process's own name for it.
+void set_target(ProbeDesc &p, const std::string &path, pid_t pid) {
+  auto inside = path_in_process_root(path, pid);
+  p.target = inside ? *inside : path;
+  p.in_process_root = inside.has_value();
+}
+
 std::string uprobe_name(const ProbeDesc &p) {
   std::string name = std::string(probe_kind_name(p.kind)) + ":" + p.target + ":";
   if (p.func.empty())
@@ -113,7 +121,7 @@ Result<std::vector<ProbeDesc>> expand_uprobe(const ProbeDesc &probe, pid_t pid) 
   std::vector<ProbeDesc> out;
   for (auto &path : *files) {
     ProbeDesc base = probe;
-    base.target = path;
+    set_target(base, path, pid);
     if (!is_address && !wild) {
       base.name = uprobe_name(base);
       out.push_back(std::move(base));
@@ -171,9 +179,9 @@ Result<std::vector<ProbeDesc>> expand_usdt(const ProbeDesc &probe, pid_t pid) {
       if (!glob_matches(provider, n.provider) || !glob_matches(name, n.name))
         continue;
       ProbeDesc p = probe;
-      p.target = path;
+      set_target(p, path, pid);
       p.func = n.full_name();
-      p.name = "usdt:" + path + ":" + p.func;
+      p.name = "usdt:" + p.target + ":" + p.func;
       out.push_back(std::move(p));
     }
   }
@@ -183,6 +191,10 @@ Result<std::vector<ProbeDesc>> expand_usdt(const ProbeDesc &probe, pid_t pid) {
 }  // namespace
 
 bool has_wildcard(const std::string &text) { return text.find('*') != std::string::npos; }
+
+std::string probe_file(const ProbeDesc &probe, pid_t pid) {
+  return probe.in_process_root && pid > 0 ? process_root(pid) + probe.target : probe.target;
+}
 
 Result<std::vector<ProbeDesc>> expand_probe(const ProbeDesc &probe, pid_t pid) {
   Result<std::vector<ProbeDesc>> r = std::vector<ProbeDesc>{probe};

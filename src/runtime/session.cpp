@@ -308,8 +308,10 @@ Status Session::check_probes() {
   if (options_.pid > 0 && kill(options_.pid, 0) != 0 && errno == ESRCH)
     return make_error("-p " + std::to_string(options_.pid), "no such process",
                       "check the process id, e.g. with pgrep", ESRCH);
+  AttachTarget target;
+  target.pid = options_.pid;
   for (auto &p : manifest_.probes)
-    if (auto s = check_probe(p); !s && !skip_missing(p, s.error()))
+    if (auto s = check_probe(p, target); !s && !skip_missing(p, s.error()))
       return s;
   return Ok{};
 }

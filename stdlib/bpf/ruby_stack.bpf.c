@@ -11,6 +11,16 @@
 // fiber gets the fiber's (§1). Ruby 2.7 has no such variable: there the walker finds the thread
 // in the VM's threads list by its pthread_t, which is the thread pointer (RBT_RUBY_THREAD_LIST).
 // Offsets are data (ruby_layouts.h), filled in by the runtime.
+//
+// Built twice (stdlib/bpf/CMakeLists.txt). With RBT_RUBY_WALKER_OBJECT: a BPF object, compiled
+// at build time, holding the walker's entry points (rbt_rstack, rbt_rstack_exact,
+// rbt_rstack_cut, rbt_rstack_anchor, rbt_rstack_reference) as global BPF functions with
+// integer arguments, and the discovery programs; libbpf's static linker joins it with every
+// script that uses rstack, whose code only declares them (codegen/link_walker.h), so no LLVM
+// time goes to the walker at run time and the verifier checks each once per program, as a
+// global function. Without: bitcode with the frame accessors (rlabel, rpath, rline,
+// strcontains(rstack, ...)), which take pointers and are inlined into the script like the rest
+// of stdlib/bpf. The maps both use are weak, identical definitions the linker merges into one.
 
 #include <linux/bpf.h>
 #include <linux/types.h>
@@ -21,6 +31,9 @@
 
 #include "native_unwind.h"  // RBT_NATIVE_TO_INTERPRETER, rbt_rstack_anchor's answer
 #include "ruby_layouts.h"
+
+// Every map is defined in both builds: weak, so that the linker keeps one.
+#define RBT_RUBY_MAP __attribute__((weak)) SEC(".maps")
 
 // Only what we read of the kernel's task, relocated against the running kernel's BTF (CO-RE).
 struct thread_struct {
@@ -39,7 +52,7 @@ struct {
   __uint(max_entries, RBT_RUBY_MAX_LAYOUTS);
   __type(key, __u32);
   __type(value, struct rbt_ruby_layout);
-} rbt_ruby_layouts SEC(".maps");
+} rbt_ruby_layouts RBT_RUBY_MAP;
 
 // LRU: fork copies records to children (ruby_discovery.h) and nothing deletes them at exit; a
 // record evicted from a live process is found again like an unknown process.
@@ -48,7 +61,7 @@ struct {
   __uint(max_entries, 16384);
   __type(key, __u32);
   __type(value, struct rbt_ruby_proc);
-} rbt_ruby_procs SEC(".maps");
+} rbt_ruby_procs RBT_RUBY_MAP;
 
 // Moved after every write of rbt_ruby_procs: a CPU that read a record at these epochs may use
 // its copy of it (scratch.proc) for the same process and address space until one moves. Two
@@ -60,7 +73,7 @@ struct {
   __uint(max_entries, 2);
   __type(key, __u32);
   __type(value, __u32);
-} rbt_ruby_epoch SEC(".maps");
+} rbt_ruby_epoch RBT_RUBY_MAP;
 
 // Processes seen by a probe but not yet in rbt_ruby_procs: user space inspects them.
 struct {
@@ -68,7 +81,7 @@ struct {
   __uint(max_entries, 1024);
   __type(key, __u32);
   __type(value, __u64);
-} rbt_ruby_unknown SEC(".maps");
+} rbt_ruby_unknown RBT_RUBY_MAP;
 
 // Allocated on use: an entry is 16 KiB, most are never made.
 struct {
@@ -77,7 +90,7 @@ struct {
   __uint(map_flags, BPF_F_NO_PREALLOC);
   __type(key, __u64);
   __type(value, struct rbt_ruby_stack);
-} rbt_ruby_stacks SEC(".maps");
+} rbt_ruby_stacks RBT_RUBY_MAP;
 
 // Where a new stack goes when rbt_ruby_stacks cannot allocate its entry. That map allocates
 // from a per-CPU cache that keeps about one free 16 KiB element (the kernel's watermarks for
@@ -91,14 +104,14 @@ struct {
   __uint(max_entries, RBT_RUBY_SPILL_STACKS);
   __type(key, __u64);
   __type(value, struct rbt_ruby_stack);
-} rbt_ruby_stacks_spill SEC(".maps");
+} rbt_ruby_stacks_spill RBT_RUBY_MAP;
 
 struct {
   __uint(type, BPF_MAP_TYPE_LRU_HASH);
   __uint(max_entries, 32768);
   __type(key, struct rbt_ruby_frame_key);
   __type(value, struct rbt_ruby_frame);
-} rbt_ruby_frames SEC(".maps");
+} rbt_ruby_frames RBT_RUBY_MAP;
 
 // Per-CPU scratch: the BPF stack has 512 bytes, a stack record alone is 16 KiB.
 #define BATCH 8
@@ -156,7 +169,9 @@ struct {
   __uint(max_entries, 1);
   __type(key, __u32);
   __type(value, struct scratch);
-} rbt_ruby_scratch SEC(".maps");
+} rbt_ruby_scratch RBT_RUBY_MAP;
+
+#ifdef RBT_RUBY_WALKER_OBJECT
 
 static __always_inline __u64 read_u64(__u64 addr) {
   __u64 v = 0;
@@ -634,120 +649,6 @@ __u64 rbt_rstack_cut(void) {
   return s ? s->last_cut : 0;
 }
 
-// ---- Ruby frames as values: rlabel, rpath, rline and strcontains(rstack, ...) ----
-//
-// They read a stack already recorded under its id (the value rstack returned in this probe, or
-// a walk just made for them), so a probe that keys on rstack and filters on one of its frames
-// walks once. The frames' strings were read when the stack was new: these cost map lookups.
-
-// The frame at `index` of stack `id` (0: the leaf; -1: the root, -2: the frame the root
-// called...); null for an empty stack, an index past either end, a root-relative index on a
-// stack cut at its depth limit (its root is unknown), or a frame the LRU evicted.
-static __always_inline struct rbt_ruby_frame *frame_at(__u64 id, __s64 index) {
-  if (!(id & 1))
-    return 0;
-  struct rbt_ruby_stack *st = bpf_map_lookup_elem(&rbt_ruby_stacks, &id);
-  if (!st)
-    st = bpf_map_lookup_elem(&rbt_ruby_stacks_spill, &id);
-  if (!st)
-    return 0;
-  __s64 count = st->count, i = index;
-  if (index < 0) {
-    if (st->truncated)
-      return 0;
-    i = count + index;
-  }
-  if (i < 0 || i >= count || i >= RBT_RUBY_MAX_DEPTH)
-    return 0;
-  __u32 k = (__u32)i & (RBT_RUBY_MAX_DEPTH - 1);
-  struct rbt_ruby_frame_key key = {st->frames[k].addr, st->frames[k].pc, st->tgid, st->start};
-  return bpf_map_lookup_elem(&rbt_ruby_frames, &key);
-}
-
-// rlabel: the frame's label (`index`, `block in index`, a C method's name) into out, NUL-padded
-// so that equal labels are equal map keys; "" when there is no such frame.
-__u64 rbt_rlabel(__u64 id, __s64 index, char *out) {
-  __builtin_memset(out, 0, RBT_RUBY_LABEL_LEN);
-  struct rbt_ruby_frame *f = frame_at(id, index);
-  if (f)
-    bpf_probe_read_kernel_str(out, RBT_RUBY_LABEL_LEN, f->label);
-  return 0;
-}
-
-// rpath: the frame's path ("" for a C method, whose path Ruby takes from its caller).
-__u64 rbt_rpath(__u64 id, __s64 index, char *out) {
-  __builtin_memset(out, 0, RBT_RUBY_PATH_LEN);
-  struct rbt_ruby_frame *f = frame_at(id, index);
-  if (f)
-    bpf_probe_read_kernel_str(out, RBT_RUBY_PATH_LEN, f->path);
-  return 0;
-}
-
-// rline: the frame's line (0 for a C method or no such frame).
-__u64 rbt_rline(__u64 id, __s64 index) {
-  struct rbt_ruby_frame *f = frame_at(id, index);
-  return f ? f->line : 0;
-}
-
-struct label_scan {
-  struct rbt_ruby_stack *st;
-  struct rbt_ruby_frame *f;
-  const char *needle;
-  __u64 n_size;
-  __u64 found;
-};
-
-// One start position of the needle in the frame's label (bpf_loop: the label's length is
-// unknown to the verifier).
-static long label_at(__u64 start, void *ctx) {
-  struct label_scan *c = ctx;
-  if (start >= RBT_RUBY_LABEL_LEN)
-    return 1;
-  const char *label = c->f->label;
-  __u64 i = 0;
-  for (; i < c->n_size && i < RBT_RUBY_LABEL_LEN; i++) {
-    if (!c->needle[i]) {
-      c->found = 1;
-      return 1;
-    }
-    __u64 at = start + i;
-    if (at >= RBT_RUBY_LABEL_LEN || label[at & (RBT_RUBY_LABEL_LEN - 1)] != c->needle[i])
-      break;
-  }
-  if (i == c->n_size) {
-    c->found = 1;
-    return 1;
-  }
-  return !label[start & (RBT_RUBY_LABEL_LEN - 1)];
-}
-
-static long frame_matches(__u64 index, void *ctx) {
-  struct label_scan *c = ctx;
-  struct rbt_ruby_stack *st = c->st;
-  if (index >= st->count || index >= RBT_RUBY_MAX_DEPTH)
-    return 1;
-  __u32 k = index & (RBT_RUBY_MAX_DEPTH - 1);
-  struct rbt_ruby_frame_key key = {st->frames[k].addr, st->frames[k].pc, st->tgid, st->start};
-  c->f = bpf_map_lookup_elem(&rbt_ruby_frames, &key);
-  if (c->f)
-    bpf_loop(RBT_RUBY_LABEL_LEN, label_at, c, 0);
-  return c->found;
-}
-
-// strcontains(rstack, "text"): 1 when some frame's label contains text.
-__u64 rbt_rstack_contains(__u64 id, const char *needle, __u64 n_size) {
-  if (!(id & 1))
-    return 0;
-  struct label_scan c = {.needle = needle, .n_size = n_size};
-  c.st = bpf_map_lookup_elem(&rbt_ruby_stacks, &id);
-  if (!c.st)
-    c.st = bpf_map_lookup_elem(&rbt_ruby_stacks_spill, &id);
-  if (!c.st)
-    return 0;
-  bpf_loop(c.st->count, frame_matches, &c, 0);
-  return c.found;
-}
-
 // ---- The anchor of a mixed stack (rstack(native)) ----
 //
 // The native walk of rstack(native) can stop at the root-most C method's function: every
@@ -867,3 +768,121 @@ __u64 rbt_rstack_reference(__u64 max_depth) {
   store_stack(s, &id);
   return id;
 }
+
+#else  // the frame accessors (bitcode)
+
+// ---- Ruby frames as values: rlabel, rpath, rline and strcontains(rstack, ...) ----
+//
+// They read a stack already recorded under its id (the value rstack returned in this probe, or
+// a walk just made for them), so a probe that keys on rstack and filters on one of its frames
+// walks once. The frames' strings were read when the stack was new: these cost map lookups.
+
+// The frame at `index` of stack `id` (0: the leaf; -1: the root, -2: the frame the root
+// called...); null for an empty stack, an index past either end, a root-relative index on a
+// stack cut at its depth limit (its root is unknown), or a frame the LRU evicted.
+static __always_inline struct rbt_ruby_frame *frame_at(__u64 id, __s64 index) {
+  if (!(id & 1))
+    return 0;
+  struct rbt_ruby_stack *st = bpf_map_lookup_elem(&rbt_ruby_stacks, &id);
+  if (!st)
+    st = bpf_map_lookup_elem(&rbt_ruby_stacks_spill, &id);
+  if (!st)
+    return 0;
+  __s64 count = st->count, i = index;
+  if (index < 0) {
+    if (st->truncated)
+      return 0;
+    i = count + index;
+  }
+  if (i < 0 || i >= count || i >= RBT_RUBY_MAX_DEPTH)
+    return 0;
+  __u32 k = (__u32)i & (RBT_RUBY_MAX_DEPTH - 1);
+  struct rbt_ruby_frame_key key = {st->frames[k].addr, st->frames[k].pc, st->tgid, st->start};
+  return bpf_map_lookup_elem(&rbt_ruby_frames, &key);
+}
+
+// rlabel: the frame's label (`index`, `block in index`, a C method's name) into out, NUL-padded
+// so that equal labels are equal map keys; "" when there is no such frame.
+__u64 rbt_rlabel(__u64 id, __s64 index, char *out) {
+  __builtin_memset(out, 0, RBT_RUBY_LABEL_LEN);
+  struct rbt_ruby_frame *f = frame_at(id, index);
+  if (f)
+    bpf_probe_read_kernel_str(out, RBT_RUBY_LABEL_LEN, f->label);
+  return 0;
+}
+
+// rpath: the frame's path ("" for a C method, whose path Ruby takes from its caller).
+__u64 rbt_rpath(__u64 id, __s64 index, char *out) {
+  __builtin_memset(out, 0, RBT_RUBY_PATH_LEN);
+  struct rbt_ruby_frame *f = frame_at(id, index);
+  if (f)
+    bpf_probe_read_kernel_str(out, RBT_RUBY_PATH_LEN, f->path);
+  return 0;
+}
+
+// rline: the frame's line (0 for a C method or no such frame).
+__u64 rbt_rline(__u64 id, __s64 index) {
+  struct rbt_ruby_frame *f = frame_at(id, index);
+  return f ? f->line : 0;
+}
+
+struct label_scan {
+  struct rbt_ruby_stack *st;
+  struct rbt_ruby_frame *f;
+  const char *needle;
+  __u64 n_size;
+  __u64 found;
+};
+
+// One start position of the needle in the frame's label (bpf_loop: the label's length is
+// unknown to the verifier).
+static long label_at(__u64 start, void *ctx) {
+  struct label_scan *c = ctx;
+  if (start >= RBT_RUBY_LABEL_LEN)
+    return 1;
+  const char *label = c->f->label;
+  __u64 i = 0;
+  for (; i < c->n_size && i < RBT_RUBY_LABEL_LEN; i++) {
+    if (!c->needle[i]) {
+      c->found = 1;
+      return 1;
+    }
+    __u64 at = start + i;
+    if (at >= RBT_RUBY_LABEL_LEN || label[at & (RBT_RUBY_LABEL_LEN - 1)] != c->needle[i])
+      break;
+  }
+  if (i == c->n_size) {
+    c->found = 1;
+    return 1;
+  }
+  return !label[start & (RBT_RUBY_LABEL_LEN - 1)];
+}
+
+static long frame_matches(__u64 index, void *ctx) {
+  struct label_scan *c = ctx;
+  struct rbt_ruby_stack *st = c->st;
+  if (index >= st->count || index >= RBT_RUBY_MAX_DEPTH)
+    return 1;
+  __u32 k = index & (RBT_RUBY_MAX_DEPTH - 1);
+  struct rbt_ruby_frame_key key = {st->frames[k].addr, st->frames[k].pc, st->tgid, st->start};
+  c->f = bpf_map_lookup_elem(&rbt_ruby_frames, &key);
+  if (c->f)
+    bpf_loop(RBT_RUBY_LABEL_LEN, label_at, c, 0);
+  return c->found;
+}
+
+// strcontains(rstack, "text"): 1 when some frame's label contains text.
+__u64 rbt_rstack_contains(__u64 id, const char *needle, __u64 n_size) {
+  if (!(id & 1))
+    return 0;
+  struct label_scan c = {.needle = needle, .n_size = n_size};
+  c.st = bpf_map_lookup_elem(&rbt_ruby_stacks, &id);
+  if (!c.st)
+    c.st = bpf_map_lookup_elem(&rbt_ruby_stacks_spill, &id);
+  if (!c.st)
+    return 0;
+  bpf_loop(c.st->count, frame_matches, &c, 0);
+  return c.found;
+}
+
+#endif  // RBT_RUBY_WALKER_OBJECT

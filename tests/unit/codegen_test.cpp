@@ -4,6 +4,10 @@
 #include <bpf/libbpf.h>
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
+#include <string>
+
 #include "compiled.h"
 
 namespace {
@@ -114,4 +118,39 @@ TEST(Codegen, native_and_mixed_stacks_link_the_unwinder) {
     }
   }
   EXPECT_TRUE(found);
+}
+
+// rstack's walker is a BPF object built with rbt (codegen/link_walker.h): the script's IR only
+// declares its entry points, LLVM compiles none of it, and the linked object defines each
+// once, with the discovery programs; the maps the walker and the frame accessors (rlabel, from
+// bitcode) both define are one map.
+TEST(Codegen, rstack_links_the_prebuilt_walker_object) {
+  rbt::codegen::CodegenOptions options;
+  for (unsigned threads : {1u, 2u}) {
+    options.keep_ir = threads == 1;
+    options.threads = threads;
+    Compiled c("profile:hz:99 { @[rstack] = count(); @l[rlabel(0)] = count(); } "
+               "uprobe:/bin/sh:main { print(rstack(3)); @p[rpath(-1)] = count(); }",
+               options);
+    ASSERT_EQ(c.error, "");
+    if (threads == 1) {
+      EXPECT_NE(c.object.ir_opt.find("i64 @rbt_rstack(i64)\n"), std::string::npos);  // declare
+      EXPECT_EQ(c.object.ir_opt.find("define i64 @rbt_rstack("), std::string::npos);
+      EXPECT_EQ(c.object.ir_opt.find("define i64 @rbt_rstack_exact("), std::string::npos);
+    }
+    bpf_object *obj = bpf_object__open_mem(c.object.elf.data(), c.object.elf.size(), nullptr);
+    ASSERT_NE(obj, nullptr);
+    std::map<std::string, int> maps;
+    bpf_map *m;
+    bpf_object__for_each_map(m, obj) maps[bpf_map__name(m)]++;
+    for (const char *name : {"rbt_ruby_stacks", "rbt_ruby_frames", "rbt_ruby_scratch",
+                             "rbt_ruby_procs"})
+      EXPECT_EQ(maps[name], 1) << name;
+    std::set<std::string> programs;
+    bpf_program *p;
+    bpf_object__for_each_program(p, obj) programs.insert(bpf_program__name(p));
+    for (const char *name : {"rbt_ruby_discover", "rbt_ruby_fork", "rbt_ruby_exec"})
+      EXPECT_TRUE(programs.count(name)) << name;
+    bpf_object__close(obj);
+  }
 }

@@ -44,6 +44,9 @@ CacheEntry sample_entry() {
   EXPECT_EQ(c.error, "");
   CacheEntry e;
   e.inputs.push_back(identify_file("/bin/sh"));
+  e.inputs.push_back(identify_file("/bin/sh", true, getpid()));  // as a -p process names it
+  e.resolutions["libc"] = {"root:/usr/lib/x86_64-linux-gnu/libc.so.6"};
+  e.resolutions["/opt/*"] = {"root:/opt/a", "/opt/b"};
   e.warnings = "rbt: warning: something\n";
   e.parts = 1;
   e.manifest = c.object.manifest;
@@ -106,6 +109,10 @@ TEST(ObjectCache, entry_round_trips) {
   EXPECT_EQ(back->elf, e.elf);
   EXPECT_EQ(back->warnings, e.warnings);
   EXPECT_EQ(back->inputs, e.inputs);
+  EXPECT_TRUE(back->inputs[1].in_process_root);
+  EXPECT_EQ(back->inputs[1].path, "/bin/sh");
+  EXPECT_EQ(back->inputs[1].ino, back->inputs[0].ino);  // the same file, through /proc/PID/root
+  EXPECT_EQ(back->resolutions, e.resolutions);
   EXPECT_EQ(manifest_bytes(back->manifest), manifest_bytes(e.manifest));
 }
 
@@ -150,6 +157,7 @@ TEST(ObjectCache, a_corrupt_manifest_with_a_valid_checksum_does_not_decode) {
   // Nested counts far beyond the bytes present: the reader must stop, not allocate or recurse.
   ByteWriter w;
   w.u32(0);           // inputs
+  w.u32(0);           // resolutions
   w.str("");          // warnings
   w.u32(1);           // parts
   w.u32(0xffffffff);  // probes

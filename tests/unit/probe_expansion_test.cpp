@@ -205,7 +205,19 @@ TEST(ExpandProbe, with_a_pid_wildcard_binaries_are_the_mapped_files) {
   auto r = expand_probe(probe(ProbeKind::Uprobe, "*libc.so*", "malloc"), getpid());
   ASSERT_TRUE(r) << r.error().why;
   ASSERT_EQ(r->size(), 1u);
-  std::string root = "/proc/" + std::to_string(getpid()) + "/root/";
-  EXPECT_EQ(r->front().target.rfind(root, 0), 0u) << r->front().target;
-  EXPECT_EQ(r->front().func, "malloc");
+  // The process's own name for the file, inside its root: no pid in the target or the name.
+  const ProbeDesc &p = r->front();
+  EXPECT_TRUE(p.in_process_root);
+  EXPECT_EQ(p.target.find("/proc/"), std::string::npos) << p.target;
+  EXPECT_NE(p.target.find("libc.so"), std::string::npos) << p.target;
+  EXPECT_EQ(p.name, "uprobe:" + p.target + ":malloc");
+  EXPECT_EQ(probe_file(p, getpid()), "/proc/" + std::to_string(getpid()) + "/root" + p.target);
+  EXPECT_EQ(p.func, "malloc");
+}
+
+TEST(ExpandProbe, without_a_pid_targets_are_host_paths) {
+  auto r = expand_probe(probe(ProbeKind::Uprobe, "libc", "malloc"), -1);
+  ASSERT_TRUE(r) << r.error().why;
+  EXPECT_FALSE(r->front().in_process_root);
+  EXPECT_EQ(probe_file(r->front(), getpid()), r->front().target);
 }

@@ -429,7 +429,7 @@ Type TypeChecker::check_uaddr(const Call &call) {
                                    probe_kind_name(p.kind));
       return Type::none();
     }
-    auto here = env_.user_symbol ? env_.user_symbol(p.target, name->value) : std::nullopt;
+    auto here = env_.user_symbol ? env_.user_symbol(p, name->value) : std::nullopt;
     if (!here) {
       diags_.error(call.args[0]->range, "uaddr(): no symbol '" + name->value + "' in " + p.target);
       return Type::none();

@@ -130,9 +130,10 @@ struct Environment {
   std::function<const RecordLayout *(const std::string &)> kernel_struct;
   // The value of a kernel enum's enumerator (TCP_SYN_SENT), when BTF has it.
   std::function<std::optional<int64_t>(const std::string &)> kernel_enum;
-  // kaddr(): a kernel symbol's address; uaddr(): a symbol's address in a binary as linked.
+  // kaddr(): a kernel symbol's address; uaddr(): a symbol's address in an expanded probe's
+  // binary as linked.
   std::function<std::optional<uint64_t>(const std::string &)> kernel_symbol;
-  std::function<std::optional<uint64_t>(const std::string &path, const std::string &name)>
+  std::function<std::optional<uint64_t>(const ProbeDesc &probe, const std::string &name)>
       user_symbol;
 };
 

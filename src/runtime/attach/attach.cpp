@@ -41,7 +41,7 @@ Result<std::vector<Link>> attach_probe(const ProbeDesc &probe, bpf_program *prog
   return r;
 }
 
-Status check_probe(const ProbeDesc &probe) {
+Status check_probe(const ProbeDesc &probe, const AttachTarget &target) {
   Status s = Ok{};
   switch (probe.kind) {
   case ProbeKind::Tracepoint: s = check_tracepoint(probe); break;
@@ -49,7 +49,7 @@ Status check_probe(const ProbeDesc &probe) {
   case ProbeKind::Kretprobe: s = check_kprobe(probe); break;
   case ProbeKind::Uprobe:
   case ProbeKind::Uretprobe:
-  case ProbeKind::Usdt: s = check_uprobe(probe); break;
+  case ProbeKind::Usdt: s = check_uprobe(probe, target); break;
   case ProbeKind::Hardware: s = check_perf_event(probe); break;
   default: break;
   }

@@ -33,7 +33,7 @@ Result<std::vector<Link>> attach_probe(const ProbeDesc &probe, bpf_program *prog
                                        const AttachTarget &target);
 // Checks, before BEGIN runs, what can be known without attaching: that the tracepoint or
 // binary exists, that the kernel has kprobes or a PMU. Errors then come before any output.
-Status check_probe(const ProbeDesc &probe);
+Status check_probe(const ProbeDesc &probe, const AttachTarget &target);
 
 // Per kind (attach/<kind>.cpp).
 Result<std::vector<Link>> attach_tracepoint(const ProbeDesc &probe, bpf_program *prog);
@@ -49,7 +49,7 @@ Result<std::vector<Link>> attach_usdt(const ProbeDesc &probe, bpf_program *prog,
 Status check_tracepoint(const ProbeDesc &probe);
 Status check_kprobe(const ProbeDesc &probe);
 Status check_perf_event(const ProbeDesc &probe);
-Status check_uprobe(const ProbeDesc &probe);
+Status check_uprobe(const ProbeDesc &probe, const AttachTarget &target);
 
 // BEGIN and END are not attached: they run once, on demand (attach/special.cpp).
 Status run_special_probe(const ProbeDesc &probe, bpf_program *prog);

@@ -14,15 +14,12 @@ namespace rbt::runtime {
 
 namespace {
 
-// Probe expansion normally resolved the target to a path already; a bare name (`libc`) is
-// still resolved here so that attaching does not depend on it.
+// Probe expansion normally resolved the target to a path already (one inside the -p process's
+// root: probe_file); a bare name (`libc`) is still resolved here so that attaching does not
+// depend on it.
 Result<std::string> binary_path(const ProbeDesc &probe, pid_t pid) {
-  if (probe.target.find('/') != std::string::npos) {
-    auto path = resolve_binary(probe.target, -1);  // already inside /proc/PID/root if needed
-    if (!path)
-      return path.error();
-    return path;
-  }
+  if (probe.target.find('/') != std::string::npos)
+    return resolve_binary(probe_file(probe, pid), -1);
   return resolve_binary(probe.target, pid);
 }
 
@@ -73,8 +70,8 @@ Status check_usdt(const ProbeDesc &probe, const ElfFile &elf) {
 
 }  // namespace
 
-Status check_uprobe(const ProbeDesc &probe) {
-  auto path = binary_path(probe, -1);
+Status check_uprobe(const ProbeDesc &probe, const AttachTarget &target) {
+  auto path = probe.in_process_root ? binary_path(probe, target.pid) : binary_path(probe, -1);
   if (!path)
     return path.error();
   auto elf = ElfFile::open(*path);

@@ -2,6 +2,7 @@
 // call site, arguments come from bpf_usdt_arg, and the kernel maintains the semaphore.
 
 #include "attach.h"
+#include "probe_expansion.h"
 #include "symbols/library_resolver.h"
 
 namespace rbt::runtime {
@@ -14,8 +15,9 @@ Result<std::vector<Link>> attach_usdt(const ProbeDesc &probe, bpf_program *prog,
                       "probe expansion fills it in; this is a bug if the driver expanded probes");
   std::string provider = probe.func.substr(0, colon), name = probe.func.substr(colon + 1);
   // Expansion resolved the target already; a bare library name is resolved here too.
-  auto path = probe.target.find('/') != std::string::npos ? resolve_binary(probe.target, -1)
-                                                          : resolve_binary(probe.target, target.pid);
+  auto path = probe.target.find('/') != std::string::npos
+                  ? resolve_binary(probe_file(probe, target.pid), -1)
+                  : resolve_binary(probe.target, target.pid);
   if (!path)
     return path.error();
   return one_link(

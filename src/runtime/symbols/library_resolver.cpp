@@ -73,9 +73,21 @@ std::string basename_of(const std::string &path) {
 
 bool exists(const std::string &path) { return access(path.c_str(), F_OK) == 0; }
 
-std::string proc_root(pid_t pid) { return "/proc/" + std::to_string(pid) + "/root"; }
+std::string proc_root(pid_t pid) { return process_root(pid); }
 
 }  // namespace
+
+std::string process_root(pid_t pid) { return "/proc/" + std::to_string(pid) + "/root"; }
+
+std::optional<std::string> path_in_process_root(const std::string &path, pid_t pid) {
+  if (pid <= 0)
+    return std::nullopt;
+  std::string root = process_root(pid);
+  if (path.size() <= root.size() || path.compare(0, root.size(), root) != 0 ||
+      path[root.size()] != '/')
+    return std::nullopt;
+  return path.substr(root.size());
+}
 
 std::vector<LdCacheEntry> read_ld_so_cache(const std::string &path) {
   std::vector<LdCacheEntry> out;
@@ -171,6 +183,18 @@ std::optional<std::string> find_program(const std::string &name) {
       return candidate;
   }
   return std::nullopt;
+}
+
+std::vector<std::string> resolution_in_process(const std::string &pattern, pid_t pid) {
+  std::vector<std::string> out;
+  auto files = resolve_binaries(pattern, pid);
+  if (!files)
+    return out;
+  for (const std::string &f : *files) {
+    auto inside = path_in_process_root(f, pid);
+    out.push_back(inside ? "root:" + *inside : f);
+  }
+  return out;
 }
 
 Result<std::vector<std::string>> mapped_files(pid_t pid) {

@@ -38,6 +38,19 @@ std::optional<std::string> find_library(const std::string &name);
 // The path of program `name` (no '/') on PATH (or the default PATH when unset).
 std::optional<std::string> find_program(const std::string &name);
 
+// "/proc/PID/root": the process's view of the file system.
+std::string process_root(pid_t pid);
+
+// A path that resolve_binary or mapped_files found inside process pid's root
+// ("/proc/PID/root/usr/lib/x.so") as the process names it ("/usr/lib/x.so"); nullopt for a
+// path outside that root (or pid <= 0).
+std::optional<std::string> path_in_process_root(const std::string &path, pid_t pid);
+
+// What resolve_binaries(pattern, pid) finds, in a form that compares across processes of one
+// root: "root:" + the process's name for a file inside its root, else the path. Empty when
+// nothing resolves (the probe's expansion then says why).
+std::vector<std::string> resolution_in_process(const std::string &pattern, pid_t pid);
+
 // Executable files the process maps, as "/proc/PID/root" + path, deduplicated, in map order.
 Result<std::vector<std::string>> mapped_files(pid_t pid);
 

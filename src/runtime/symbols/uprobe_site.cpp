@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "elf_file.h"
+#include "probe_expansion.h"
 #include "regular_file.h"
 
 namespace rbt::runtime {
@@ -43,12 +44,12 @@ bool read_code(const std::string &path, uint64_t offset, uint64_t size, std::vec
 
 }  // namespace
 
-std::optional<UprobeSite> uprobe_site(const ProbeDesc &probe) {
+std::optional<UprobeSite> uprobe_site(const ProbeDesc &probe, pid_t pid) {
   if (probe.kind != ProbeKind::Uprobe && probe.kind != ProbeKind::Uretprobe)
     return std::nullopt;
   if (!probe.func.empty() && probe.offset == 0)
     return std::nullopt;  // a function's entry
-  auto elf = ElfFile::open(probe.target);
+  auto elf = ElfFile::open(probe_file(probe, pid));
   if (!elf)
     return std::nullopt;
   GElf_Ehdr ehdr;

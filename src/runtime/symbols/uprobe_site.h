@@ -23,7 +23,7 @@ struct UprobeSite {
 // For an expanded uprobe/uretprobe (target a path, func a symbol with an offset, or an address
 // in `offset` with no func): the site to check, or nullopt when there is nothing to check (the
 // probe is at a function's first byte, or the binary or symbol cannot be read; attaching then
-// reports that).
-std::optional<UprobeSite> uprobe_site(const ProbeDesc &probe);
+// reports that). pid: the -p process whose root holds the binary (see probe_file).
+std::optional<UprobeSite> uprobe_site(const ProbeDesc &probe, pid_t pid);
 
 }  // namespace rbt::runtime
