@@ -1,6 +1,7 @@
 #include "ruby/ruby_process.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <tuple>
 #include <vector>
 
 #include "ruby/ruby_elf.h"
@@ -334,8 +336,17 @@ InspectOutcome tls_anchor(pid_t pid, const RubyElfFacts &facts, uint64_t load_bi
 
 }  // namespace
 
+std::pair<uint64_t, uint64_t> process_exe_identity(pid_t pid) {
+  struct stat st{};
+  std::string exe = "/proc/" + std::to_string(pid) + "/exe";
+  if (stat(exe.c_str(), &st) != 0)
+    return {0, 0};
+  return {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
+}
+
 Inspection inspect_process(pid_t pid) {
   Inspection out;
+  std::tie(out.exe_dev, out.exe_ino) = process_exe_identity(pid);
   std::string what = "inspecting process " + std::to_string(pid) + " for rstack";
   auto maps = read_process_maps(pid);
   if (maps.empty()) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "result.h"
 #include "symbols/elf_file.h"
@@ -37,7 +38,13 @@ struct Inspection {
   // NotRuby because rstack has no layout for this Ruby's version: its stacks print as
   // "[no Ruby frames: unknown Ruby layout]", not as a process without Ruby.
   bool no_layout = false;
+  // The process's executable (dev, ino) when the inspection began: an exec during it (a `-c`
+  // child, a copy of rbt, running the command) makes the answer one of an earlier image.
+  uint64_t exe_dev = 0, exe_ino = 0;
 };
+
+// The (dev, ino) of /proc/PID/exe, or {0, 0}.
+std::pair<uint64_t, uint64_t> process_exe_identity(pid_t pid);
 
 // What the attach-time check of a layout found (walk of the main thread from user space).
 enum class LayoutCheck : uint8_t { Matches, Mismatch, NotYet };

@@ -155,6 +155,12 @@ Status RubyStacks::fill_layouts() {
 
 void RubyStacks::record(pid_t pid, Inspection &in) {
   uint32_t key = static_cast<uint32_t>(pid);
+  // The process exec'd while it was inspected: what was found is of the image before, and
+  // writing it would overwrite what discovery wrote for the new one (a `-c` child inspected as
+  // the copy of rbt it was, its verdict landing after it became ruby). The new image is
+  // inspected on its own first events.
+  if (process_exe_identity(pid) != std::pair{in.exe_dev, in.exe_ino})
+    return;
   if (in.outcome == InspectOutcome::Ruby) {
     rbt_ruby_proc &facts = in.process.proc;
     facts.image = static_cast<uint32_t>(facts.start);
