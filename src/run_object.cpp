@@ -54,7 +54,7 @@ Status check_stdout() {
 
 // The minimal-BTF side entry for `obj` on this boot's kernel, made once (core_btf.h).
 static std::string core_btf_path(const cache::ObjectCache &cache, bpf_object *obj) {
-  std::string btf = runtime::object_btf_bytes(obj);
+  std::string btf = runtime::core_btf_key(obj);
   if (btf.empty())
     return {};
   cache::Sha256 key;

@@ -98,11 +98,35 @@ bool has_core_relocations(const std::vector<char> &elf) {
   return found;
 }
 
-std::string object_btf_bytes(bpf_object *obj) {
+// Calls fn(name, type) for each named struct and union of `local`, by its essential name: all
+// of the object that minimal_core_btf reads (and core_btf_key keys on).
+template <typename Fn> void for_each_named_composite(const btf *local, Fn fn) {
+  for (__u32 id = 1; id < btf__type_cnt(local); id++) {
+    const btf_type *t = btf__type_by_id(local, id);
+    if (!(btf_is_struct(t) || btf_is_union(t)))
+      continue;
+    std::string name = essential_name(btf__name_by_offset(local, t->name_off));
+    if (!name.empty())
+      fn(name, t);
+  }
+}
+
+std::string core_btf_key(bpf_object *obj) {
   const btf *local = bpf_object__btf(obj);
-  __u32 size = 0;
-  const void *raw = local ? btf__raw_data(local, &size) : nullptr;
-  return raw ? std::string(static_cast<const char *>(raw), size) : std::string();
+  if (!local)
+    return {};
+  std::map<std::string, std::string> composites;  // sorted: the order of types is no input
+  for_each_named_composite(local, [&](const std::string &name, const btf_type *t) {
+    std::string &text = composites[name + (btf_is_union(t) ? " union" : " struct")];
+    const btf_member *m = btf_members(t);
+    for (int i = 0; i < btf_vlen(t); i++, m++)
+      text += std::string(btf__name_by_offset(local, m->name_off)) + ",";
+    text += ";";  // flavours of one type: their member lists one after the other
+  });
+  std::string key;
+  for (const auto &[name, members] : composites)
+    key += name + "{" + members + "}\n";
+  return key;
 }
 
 Result<std::string> minimal_core_btf(bpf_object *obj) {
@@ -117,17 +141,11 @@ Result<std::string> minimal_core_btf(bpf_object *obj) {
   // object declares (flavours of one type merged).
   std::map<std::string, Plan> plans;
   std::map<std::string, __u32> kernel_ids;
-  for (__u32 id = 1; id < btf__type_cnt(local); id++) {
-    const btf_type *t = btf__type_by_id(local, id);
-    if (!(btf_is_struct(t) || btf_is_union(t)))
-      continue;
-    std::string name = essential_name(btf__name_by_offset(local, t->name_off));
-    if (name.empty())
-      continue;
+  for_each_named_composite(local, [&](const std::string &name, const btf_type *t) {
     int kid = btf__find_by_name_kind(kernel.get(), name.c_str(),
                                      btf_is_union(t) ? BTF_KIND_UNION : BTF_KIND_STRUCT);
     if (kid <= 0)
-      continue;
+      return;
     Plan &p = plans[name];
     p.name = name;
     p.is_union = btf_is_union(t);
@@ -169,7 +187,7 @@ Result<std::string> minimal_core_btf(bpf_object *obj) {
       }
       p.fields.push_back(std::move(f));
     }
-  }
+  });
   if (plans.empty())
     return std::string();
 

@@ -24,7 +24,9 @@ Result<std::string> minimal_core_btf(bpf_object *obj);
 // without them libbpf reads no kernel BTF, and there is nothing to make.
 bool has_core_relocations(const std::vector<char> &elf);
 
-// The object's own BTF, raw: what decides minimal_core_btf's answer on a given kernel.
-std::string object_btf_bytes(bpf_object *obj);
+// What decides minimal_core_btf's answer on a given kernel: the names of the object's named
+// structs and unions and of their members, as text. Every script that uses rstack has the
+// walker's (codegen/link_walker.h) and nothing else named, so they share one minimal BTF.
+std::string core_btf_key(bpf_object *obj);
 
 }  // namespace rbt::runtime
