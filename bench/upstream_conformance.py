@@ -724,15 +724,25 @@ def cause_of(case, res):
         if "option" in low and ("not known" in low or "unrecognized" in low):
             m2 = re.search(r"'(-[^']*)'", err)
             return "unknown command-line option " + (m2.group(1) if m2 else ""), err
+        text = program_text(case, ".")
+        if re.match(r"\s*(enum|union)\b", text) or " in struct " in err or \
+                re.search(r"^\s*(struct|union|enum)\b[^;]*;\s*(union|enum|struct)", text):
+            return "C definitions at the top (enum, union, bitfields)", err
         if "syntax error" in low:
             return "parse error (syntax)", err
-        if "unknown function" in low or "unknown builtin" in low or "unknown variable" in low:
+        if "unknown config key" in low:
+            return "unknown config key", err
+        if "unknown probe type" in low:
+            return "unknown probe type", err
+        if re.search(r"unknown (function|builtin|variable|identifier)", low):
             return "unknown builtin/function", err
         if "verifier" in low:
             return "verifier rejection", err
         if low.startswith("attaching") or "attach" in low:
             return "attach error", err
         return "semantic/other error", err
+    if re.search(r"(^|\s)(-l|--list|-lv)\b", res.command) and not out.strip():
+        return "listing (-l) printed nothing", res.command[-120:]
     if res.rc not in (0, None) and (case.return_code or 0) != res.rc:
         return f"exit code {res.rc} without an error message", out.strip()[-200:]
     if res.rc != (case.return_code or 0):
