@@ -350,6 +350,14 @@ Type TypeChecker::check_strlen(const Call &call) {
   return u64();
 }
 
+// syscall_name(nr): a string, looked up in BPF in a table of the build host's syscall numbers.
+Type TypeChecker::check_syscall_name(const Call &call) {
+  Type t = check_expr(*call.args[0]);
+  if (!expect_int(*call.args[0], t, "syscall_name()'s syscall number"))
+    return Type::none();
+  return Type::string(kSyscallNameSize);
+}
+
 Type TypeChecker::check_strncmp(const Call &call) {
   for (int i = 0; i < 2; i++) {
     Type t = check_expr(*call.args[i]);
