@@ -90,9 +90,7 @@ bool format_accepts(char conversion, const Type &t) {
     return t.is_buffer();
   case 's':
     return t.is_scalar() || t.is_string() || t.is_tuple() || t.is_stack() || t.is_buffer() ||
-           t.is_array() || t.kind == TypeKind::Symbol || t.kind == TypeKind::Timestamp ||
-           t.kind == TypeKind::Inet || t.kind == TypeKind::ErrorNumber ||
-           t.kind == TypeKind::UserName || t.kind == TypeKind::MacAddr;
+           t.is_array() || t.is_rendered();
   default:
     return t.is_scalar();
   }

@@ -144,6 +144,8 @@ struct Manifest {
   std::vector<StackMapDesc> stack_maps;
   // strftime() formats; a Timestamp value holds an index into this.
   std::vector<std::string> strftime_formats;
+  // cgroup_path() filters ("*" without one); a CgroupPath value holds an index into this.
+  std::vector<std::string> cgroup_path_filters;
   std::string seen_pids_name = "seen_pids";
   // A one-entry array of RuntimeConfig the runtime fills before BEGIN (when present).
   std::string config_name = "rbt_config";

@@ -42,19 +42,30 @@ Type Type::string(uint32_t size) {
   return t;
 }
 
-uint32_t Type::align() const {
+bool Type::is_rendered() const {
   switch (kind) {
-  case TypeKind::Int:
-  case TypeKind::Bool:
-  case TypeKind::Pointer:
-    return size;
-  case TypeKind::Stack:
   case TypeKind::Symbol:
   case TypeKind::Timestamp:
   case TypeKind::Inet:
   case TypeKind::ErrorNumber:
   case TypeKind::UserName:
   case TypeKind::MacAddr:
+  case TypeKind::CgroupPath:
+    return true;
+  default:
+    return false;
+  }
+}
+
+uint32_t Type::align() const {
+  if (is_rendered())
+    return 8;
+  switch (kind) {
+  case TypeKind::Int:
+  case TypeKind::Bool:
+  case TypeKind::Pointer:
+    return size;
+  case TypeKind::Stack:
     return 8;
   case TypeKind::Buffer:
     return 4;
@@ -159,6 +170,8 @@ Type Type::user_name() { return sized(TypeKind::UserName, 8); }
 
 Type Type::mac_addr() { return sized(TypeKind::MacAddr, 8); }
 
+Type Type::cgroup_path() { return sized(TypeKind::CgroupPath, 16); }
+
 Type Type::inet() { return sized(TypeKind::Inet, 24); }
 
 Type Type::array(Type elem, uint32_t count) {
@@ -260,6 +273,8 @@ std::string Type::name() const {
     return "username";
   case TypeKind::MacAddr:
     return "macaddr";
+  case TypeKind::CgroupPath:
+    return "cgroup_path_t";
   case TypeKind::Array:
     return elems[0].name() + "[" + std::to_string(count) + "]";
   case TypeKind::Tuple: {

@@ -26,6 +26,7 @@ enum class TypeKind : uint8_t {
   ErrorNumber,  // strerror(): {u64 errno}, printed as its message by strerror(3)
   UserName,     // username: {u64 uid}, printed as the user's name (getpwuid(3))
   MacAddr,      // macaddr(): {u8 address[6], u8 pad[2]}, printed AA:BB:CC:DD:EE:FF
+  CgroupPath,   // cgroup_path(): {u64 filter index, u64 cgroup id}, its paths found by user space
   Array,      // a C array: `count` elements of elems[0] (pton(), `__u8 saddr[4]`)
   // Aggregations: only ever the value of a map.
   Count,
@@ -78,6 +79,7 @@ struct Type {
   static Type error_number();
   static Type user_name();
   static Type mac_addr();
+  static Type cgroup_path();
   static Type array(Type elem, uint32_t count);
 
   bool is_none() const { return kind == TypeKind::None; }
@@ -89,6 +91,9 @@ struct Type {
   bool is_stack() const { return kind == TypeKind::Stack; }
   bool is_buffer() const { return kind == TypeKind::Buffer; }
   bool is_array() const { return kind == TypeKind::Array; }
+  // Fixed bytes user space turns into text when printing (ksym, strftime, ntop, strerror,
+  // username, macaddr, cgroup_path): copied whole, printable with %s, JSON strings.
+  bool is_rendered() const;
   // Integers, booleans and pointers: values that live in a register.
   bool is_scalar() const { return is_int() || is_pointer(); }
   bool is_aggregation() const { return kind >= TypeKind::Count; }

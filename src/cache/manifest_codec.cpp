@@ -11,7 +11,7 @@ static_assert(sizeof(ProbeDesc) == 168, "ProbeDesc changed: update manifest_code
 static_assert(sizeof(MapDesc) == 416, "MapDesc changed: update manifest_codec.cpp");
 static_assert(sizeof(ActionDesc) == 192, "ActionDesc changed: update manifest_codec.cpp");
 static_assert(sizeof(StackMapDesc) == 40, "StackMapDesc changed: update manifest_codec.cpp");
-static_assert(sizeof(Manifest) == 288, "Manifest changed: update manifest_codec.cpp");
+static_assert(sizeof(Manifest) == 312, "Manifest changed: update manifest_codec.cpp");
 
 // Types nest (tuples of tuples); a corrupt entry must not recurse until the stack runs out.
 constexpr int kMaxTypeDepth = 64;
@@ -128,6 +128,7 @@ void write_manifest(ByteWriter &w, const Manifest &m) {
     w.u32(s.depth);
   }
   write_strings(w, m.strftime_formats);
+  write_strings(w, m.cgroup_path_filters);
   w.str(m.seen_pids_name);
   w.str(m.config_name);
   w.str(m.scratch_name);
@@ -190,6 +191,7 @@ std::optional<Manifest> read_manifest(ByteReader &r) {
     m.stack_maps.push_back(std::move(s));
   }
   m.strftime_formats = read_strings(r);
+  m.cgroup_path_filters = read_strings(r);
   m.seen_pids_name = r.str();
   m.config_name = r.str();
   m.scratch_name = r.str();

@@ -417,6 +417,12 @@ llvm::Value *Lowering::lower_strlen(const Call &call) {
   return call_stdlib("strings", "rbt_strlen", {s, b_.getInt64(type_of(call.args[0]).size)});
 }
 
+llvm::Value *Lowering::lower_syscall_name(const Call &call) {
+  llvm::Value *slot = value_slot(type_of(&call).size, "syscall_name");
+  call_stdlib("strings", "rbt_syscall_name", {lower_expr(*call.args[0]), slot});
+  return slot;
+}
+
 llvm::Value *Lowering::lower_strncmp(const Call &call) {
   llvm::Value *a = lower_expr(*call.args[0]), *b = lower_expr(*call.args[1]);
   uint64_t n = static_cast<const IntLit &>(*call.args[2]).value;

@@ -1,5 +1,6 @@
 // Values user space renders from raw bytes: buf (a length and the bytes), strftime (a format
-// index and the nanoseconds), ntop (a family and 16 address bytes), pton (constant bytes).
+// index and the nanoseconds), cgroup_path (a filter index and the id), ntop (a family and 16
+// address bytes), pton (constant bytes).
 
 #include <arpa/inet.h>
 
@@ -32,12 +33,22 @@ llvm::Value *Lowering::lower_buf(const Call &call) {
   return slot;
 }
 
-llvm::Value *Lowering::lower_strftime(const Call &call) {
-  llvm::Value *slot = value_slot(16, "strftime");
-  const std::string &format = static_cast<const StrLit &>(*call.args[0]).value;
-  b_.CreateStore(b_.getInt64(resources_.strftime_format(format)), slot);
-  b_.CreateStore(lower_expr(*call.args[1]), b_.byte_ptr(slot, 8));
+llvm::Value *Lowering::indexed_value(uint64_t index, const Expr &value, const llvm::Twine &name) {
+  llvm::Value *slot = value_slot(16, name);
+  b_.CreateStore(b_.getInt64(index), slot);
+  b_.CreateStore(lower_expr(value), b_.byte_ptr(slot, 8));
   return slot;
+}
+
+llvm::Value *Lowering::lower_strftime(const Call &call) {
+  const std::string &format = static_cast<const StrLit &>(*call.args[0]).value;
+  return indexed_value(resources_.strftime_format(format), *call.args[1], "strftime");
+}
+
+// Without a filter every hierarchy is searched, as bpftrace's default "*".
+llvm::Value *Lowering::lower_cgroup_path(const Call &call) {
+  std::string filter = call.args.size() == 2 ? static_cast<const StrLit &>(*call.args[1]).value : "*";
+  return indexed_value(resources_.cgroup_path_filter(filter), *call.args[0], "cgroup_path");
 }
 
 llvm::Value *Lowering::lower_strerror(const Call &call) {

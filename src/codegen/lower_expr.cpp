@@ -329,11 +329,7 @@ void Lowering::store_lowered(llvm::Value *dst, const Type &slot_type, llvm::Valu
                              const Type &value_type) {
   if (slot_type.is_scalar()) {
     b_.store_int(dst, value, slot_type.size);
-  } else if (slot_type.is_stack() || slot_type.kind == TypeKind::Symbol ||
-             slot_type.kind == TypeKind::Timestamp || slot_type.kind == TypeKind::Inet ||
-             slot_type.kind == TypeKind::ErrorNumber || slot_type.kind == TypeKind::UserName ||
-             slot_type.kind == TypeKind::MacAddr ||
-             slot_type.is_array()) {
+  } else if (slot_type.is_stack() || slot_type.is_rendered() || slot_type.is_array()) {
     b_.copy_bytes(dst, value, slot_type.size);
   } else if (slot_type.is_string() || slot_type.is_buffer()) {
     // Strings and buffers of any size unify; the rest of a wider slot is zero.

@@ -124,6 +124,8 @@ private:
   // (lower_probe.cpp). Either way it is zero when the probe starts and lives until it ends.
   llvm::Value *value_slot(uint64_t size, const llvm::Twine &name = "");
   llvm::Value *scratch_slot(uint64_t size, const llvm::Twine &name);
+  // {u64 index of a manifest string, u64 value}: strftime and cgroup_path (lower_bytes.cpp).
+  llvm::Value *indexed_value(uint64_t index, const ast::Expr &value, const llvm::Twine &name);
   void new_scratch_page();
   // Zeroes the scratch pages the function used, once their sizes are known.
   void finish_scratch_pages();

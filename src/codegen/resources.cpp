@@ -2,6 +2,8 @@
 
 #include <linux/bpf.h>
 
+#include <algorithm>
+
 namespace rbt::codegen {
 
 Resources::Resources(DebugInfo &debug_info, const sema::SemaInfo &sema) : debug_info_(debug_info) {
@@ -112,13 +114,23 @@ const MapDesc &Resources::map_desc(const std::string &name) const {
   return manifest_.maps.at(map_index_.at(name));
 }
 
+namespace {
+// The index of `s` in `strings`, added on first use.
+uint64_t intern(std::vector<std::string> &strings, const std::string &s) {
+  auto it = std::find(strings.begin(), strings.end(), s);
+  if (it != strings.end())
+    return static_cast<uint64_t>(it - strings.begin());
+  strings.push_back(s);
+  return strings.size() - 1;
+}
+}  // namespace
+
 uint64_t Resources::strftime_format(const std::string &format) {
-  auto &formats = manifest_.strftime_formats;
-  for (size_t i = 0; i < formats.size(); i++)
-    if (formats[i] == format)
-      return i;
-  formats.push_back(format);
-  return formats.size() - 1;
+  return intern(manifest_.strftime_formats, format);
+}
+
+uint64_t Resources::cgroup_path_filter(const std::string &filter) {
+  return intern(manifest_.cgroup_path_filters, filter);
 }
 
 uint64_t Resources::add_action(ActionDesc action) {

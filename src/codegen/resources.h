@@ -60,6 +60,8 @@ public:
   uint64_t add_action(ActionDesc action);
   // The index of a strftime() format in the manifest, added on first use.
   uint64_t strftime_format(const std::string &format);
+  // The index of a cgroup_path() filter in the manifest, likewise.
+  uint64_t cgroup_path_filter(const std::string &filter);
   int map_index(const std::string &name) const { return static_cast<int>(map_index_.at(name)); }
   // Records one program serving one probe.
   void add_probe(ProbeDesc probe) { manifest_.probes.push_back(std::move(probe)); }

@@ -13,6 +13,7 @@
 #include <cstdarg>
 #include <cstring>
 
+#include "cgroup_path.h"
 #include "clock_ns.h"
 #include "core_btf.h"
 #include "lost_events.h"
@@ -122,7 +123,7 @@ void Session::detach() {
     options_.timeline->mixed_records = nullptr;
   output::set_stack_frames(nullptr);
   output::set_symbol_name(nullptr);
-  output::set_timestamp_text(nullptr);
+  output::set_indexed_text(nullptr);
   stacks_.reset();
   ruby_.reset();
   native_.reset();
@@ -230,10 +231,13 @@ Status Session::load(const std::vector<char> &elf) {
   output::set_symbol_name([this](bool user, uint64_t addr, uint64_t pid) {
     return stacks_->symbol(user, addr, static_cast<pid_t>(pid));
   });
-  output::set_timestamp_text([this](uint64_t format, uint64_t nsecs) {
-    const auto &formats = manifest_.strftime_formats;
-    return format < formats.size() ? output::format_timestamp(formats[format], nsecs)
-                                   : std::string("(?)");
+  output::set_indexed_text([this](TypeKind kind, uint64_t index, uint64_t value) {
+    const auto &strings =
+        kind == TypeKind::Timestamp ? manifest_.strftime_formats : manifest_.cgroup_path_filters;
+    if (index >= strings.size())
+      return std::string("(?)");
+    return kind == TypeKind::Timestamp ? output::format_timestamp(strings[index], value)
+                                       : cgroup_path_text(value, strings[index]);
   });
   if (auto s = events_->open(rb); !s)
     return s;

@@ -98,3 +98,16 @@ __u64 rbt_map_len(void *map) {
   bpf_for_each_map_elem(map, count_entry, &n, 0);
   return n;
 }
+
+#include "syscall_names.h"  // generated from <asm/unistd_64.h> (stdlib/bpf/CMakeLists.txt)
+
+// syscall_name(nr): the name of syscall `nr` in the RBT_SYSCALL_NAME_SIZE bytes at `out`, or
+// "Unknown syscall" as bpftrace prints it (a number the build host's headers do not name).
+__u64 rbt_syscall_name(__s64 nr, char *out) {
+  static const char unknown[RBT_SYSCALL_NAME_SIZE] = "Unknown syscall";
+  const char *name = unknown;
+  if (nr >= 0 && nr < RBT_SYSCALL_COUNT && rbt_syscall_names[nr][0])
+    name = rbt_syscall_names[nr];
+  __builtin_memcpy(out, name, RBT_SYSCALL_NAME_SIZE);
+  return 0;
+}

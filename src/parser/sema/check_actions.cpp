@@ -11,13 +11,9 @@ using namespace ast;
 bool TypeChecker::check_format_args(const Call &call, size_t first, const std::string &what) {
   for (size_t i = first + 1; i < call.args.size(); i++)
     check_expr(*call.args[i]);
-  auto *fmt = dyn_cast<StrLit>(call.args[first]);
-  if (!fmt) {
-    check_expr(*call.args[first]);
-    diags_.error(call.args[first]->range, what + "()'s format must be a string literal");
+  auto *fmt = expect_literal(*call.args[first], what + "()'s format");
+  if (!fmt)
     return false;
-  }
-  info_.types[fmt] = Type::string(static_cast<uint32_t>(fmt->value.size() + 1));
   ParsedFormat parsed = parse_format(fmt->value);
   if (!parsed.error.empty()) {
     diags_.error(fmt->range, "invalid " + what + "() format: " + parsed.error);
@@ -122,13 +118,8 @@ Type TypeChecker::check_zero(const Call &call) {
 Type TypeChecker::check_time(const Call &call) {
   if (call.args.empty())
     return Type::void_type();
-  auto *fmt = dyn_cast<StrLit>(call.args[0]);
-  if (!fmt) {
-    check_expr(*call.args[0]);
-    diags_.error(call.args[0]->range, "time()'s format must be a string literal");
+  if (!expect_literal(*call.args[0], "time()'s format"))
     return Type::none();
-  }
-  info_.types[fmt] = Type::string(static_cast<uint32_t>(fmt->value.size() + 1));
   return Type::void_type();
 }
 
@@ -155,15 +146,8 @@ Type TypeChecker::check_cat(const Call &call) {
 Type TypeChecker::check_join(const Call &call) {
   Type t = check_expr(*call.args[0]);
   bool ok = expect_int(*call.args[0], t, "join()'s array (a char ** address)");
-  if (call.args.size() == 2) {
-    auto *sep = dyn_cast<StrLit>(call.args[1]);
-    if (!sep) {
-      check_expr(*call.args[1]);
-      diags_.error(call.args[1]->range, "join()'s separator must be a string literal");
-      return Type::none();
-    }
-    info_.types[sep] = Type::string(static_cast<uint32_t>(sep->value.size() + 1));
-  }
+  if (call.args.size() == 2 && !expect_literal(*call.args[1], "join()'s separator"))
+    return Type::none();
   if (!ok || t.is_none())
     return Type::none();
   info_.user_space[&call] = t.is_pointer() ? t.user_space : probe_reads_user_space();

@@ -117,13 +117,9 @@ Type TypeChecker::check_arg(const Builtin &node) {
 Type TypeChecker::check_printf(const Call &call) {
   for (size_t i = 1; i < call.args.size(); i++)
     check_expr(*call.args[i]);
-  auto *fmt = dyn_cast<StrLit>(call.args[0]);
-  if (!fmt) {
-    check_expr(*call.args[0]);
-    diags_.error(call.args[0]->range, "printf's first argument must be a string literal");
+  auto *fmt = expect_literal(*call.args[0], "printf's first argument");
+  if (!fmt)
     return Type::none();
-  }
-  info_.types[fmt] = Type::string(static_cast<uint32_t>(fmt->value.size() + 1));
   ParsedFormat parsed = parse_format(fmt->value);
   if (!parsed.error.empty()) {
     diags_.error(fmt->range, "invalid printf format: " + parsed.error);
@@ -352,6 +348,14 @@ Type TypeChecker::check_strlen(const Call &call) {
   if (!is_string_arg(*this, t))
     diags_.error(call.args[0]->range, "strlen() needs a string, not " + t.name());
   return u64();
+}
+
+// syscall_name(nr): a string, looked up in BPF in a table of the build host's syscall numbers.
+Type TypeChecker::check_syscall_name(const Call &call) {
+  Type t = check_expr(*call.args[0]);
+  if (!expect_int(*call.args[0], t, "syscall_name()'s syscall number"))
+    return Type::none();
+  return Type::string(kSyscallNameSize);
 }
 
 Type TypeChecker::check_strncmp(const Call &call) {

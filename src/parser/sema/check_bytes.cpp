@@ -1,5 +1,6 @@
 // Type checks for the builtins whose values user space renders from raw bytes: buf (hex),
-// strftime (local time), ntop (inet_ntop) and pton (folded here, at compile time).
+// strftime (local time), cgroup_path (the cgroup's paths), ntop (inet_ntop) and pton (folded
+// here, at compile time).
 
 #include <arpa/inet.h>
 
@@ -51,17 +52,23 @@ Type TypeChecker::check_buf(const Call &call) {
 
 // strftime("%H:%M:%S", nsecs): the BPF side keeps the nanoseconds; user space formats them.
 Type TypeChecker::check_strftime(const Call &call) {
-  auto *fmt = dyn_cast<StrLit>(call.args[0]);
   Type t = check_expr(*call.args[1]);
-  if (!fmt) {
-    check_expr(*call.args[0]);
-    diags_.error(call.args[0]->range, "strftime()'s format must be a string literal");
+  if (!expect_literal(*call.args[0], "strftime()'s format"))
     return Type::none();
-  }
-  info_.types[fmt] = Type::string(static_cast<uint32_t>(fmt->value.size() + 1));
   if (!expect_int(*call.args[1], t, "strftime()'s timestamp"))
     return Type::none();
   return Type::timestamp();
+}
+
+// cgroup_path(id[, "filter"]): the BPF side keeps the id; user space finds its paths when the
+// value is printed. The filter (a wildcard over hierarchy names) is a literal, as in bpftrace.
+Type TypeChecker::check_cgroup_path(const Call &call) {
+  Type t = check_expr(*call.args[0]);
+  if (call.args.size() == 2 && !expect_literal(*call.args[1], "cgroup_path()'s filter"))
+    return Type::none();
+  if (!expect_int(*call.args[0], t, "cgroup_path()'s cgroup id"))
+    return Type::none();
+  return Type::cgroup_path();
 }
 
 Type TypeChecker::check_strerror(const Call &call) {

@@ -79,15 +79,7 @@ Type TypeChecker::check_sample(const Call &call) {
 // values; the thread is explicit because intervals such as off-CPU time end in another task's
 // context (sched_switch runs in the task that leaves the CPU).
 Type TypeChecker::check_marker(const Call &call) {
-  bool ok = true;
-  auto *name = dyn_cast<StrLit>(call.args[0]);
-  if (!name) {
-    check_expr(*call.args[0]);
-    diags_.error(call.args[0]->range, "marker()'s name must be a string literal");
-    ok = false;
-  } else {
-    info_.types[name] = Type::string(static_cast<uint32_t>(name->value.size() + 1));
-  }
+  bool ok = expect_literal(*call.args[0], "marker()'s name") != nullptr;
   static const char *kFixed[] = {"start", "end", "pid", "tid"};
   bool seen[3] = {false, false, false};
   bool stacks = false;

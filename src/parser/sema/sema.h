@@ -25,6 +25,8 @@ constexpr uint32_t kDefaultStrlen = 64;
 // The largest max_strlen (and str() length) a script may ask for: long strings live in per-CPU
 // scratch pages of 32 KiB (codegen), and an event or key may hold one with other values.
 constexpr uint32_t kMaxStrlen = 16384;
+// The string syscall_name() returns: each entry of its table (stdlib/bpf/syscall_names.cmake).
+constexpr uint32_t kSyscallNameSize = 32;
 
 // The script's `config = { ... }` block, with bpftrace's defaults.
 struct ScriptConfig {

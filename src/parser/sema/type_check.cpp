@@ -452,6 +452,17 @@ bool TypeChecker::expect_int(const Expr &e, const Type &t, const std::string &wh
   return false;
 }
 
+const StrLit *TypeChecker::expect_literal(const Expr &e, const std::string &what) {
+  auto *lit = dyn_cast<StrLit>(&e);
+  if (!lit) {
+    check_expr(e);
+    diags_.error(e.range, what + " must be a string literal");
+    return nullptr;
+  }
+  info_.types[lit] = Type::string(static_cast<uint32_t>(lit->value.size() + 1));
+  return lit;
+}
+
 std::optional<int64_t> TypeChecker::const_int(const Expr &e) {
   if (auto *lit = dyn_cast<IntLit>(&e))
     return static_cast<int64_t>(lit->value);

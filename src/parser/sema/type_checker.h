@@ -89,6 +89,9 @@ private:
   // The map of print/clear/zero: null (after reporting) unless `e` is a map without keys.
   const ast::MapRef *action_map(const ast::Expr &e, const std::string &what);
   bool expect_int(const ast::Expr &e, const Type &t, const std::string &what);
+  // `e` as a string literal (typed as one), or null after reporting "`what` must be a string
+  // literal": formats, separators, filters, names.
+  const ast::StrLit *expect_literal(const ast::Expr &e, const std::string &what);
   std::optional<int64_t> const_int(const ast::Expr &e);
 
   DiagnosticEngine &diags_;

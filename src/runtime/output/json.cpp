@@ -120,6 +120,8 @@ std::string json_value(const Type &t, const uint8_t *p) {
       s += (i ? "," : "") + items[i];
     return s + "]";
   };
+  if (t.is_rendered())
+    return json_string(format_value(t, p));
   std::vector<std::string> items;
   switch (t.kind) {
   case TypeKind::Bool:
@@ -131,13 +133,6 @@ std::string json_value(const Type &t, const uint8_t *p) {
   }
   case TypeKind::String:
     return json_string(load_string(t, p));
-  case TypeKind::Symbol:
-  case TypeKind::Timestamp:
-  case TypeKind::Inet:
-  case TypeKind::ErrorNumber:
-  case TypeKind::UserName:
-  case TypeKind::MacAddr:
-    return json_string(format_value(t, p));
   case TypeKind::Stack:
     // One string per frame, leaf first (perf mode's leading tab dropped).
     for (const std::string &frame : stack_frames(t, p)) {

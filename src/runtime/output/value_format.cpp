@@ -47,11 +47,11 @@ std::vector<std::string> stack_frames(const Type &type, const uint8_t *bytes) {
 
 namespace {
 SymbolName g_symbol_name;
-TimestampText g_timestamp_text;
+IndexedText g_indexed_text;
 }  // namespace
 
 void set_symbol_name(SymbolName name) { g_symbol_name = std::move(name); }
-void set_timestamp_text(TimestampText text) { g_timestamp_text = std::move(text); }
+void set_indexed_text(IndexedText text) { g_indexed_text = std::move(text); }
 
 std::string hex_bytes(const uint8_t *p, size_t size, HexMode mode) {
   std::string out;
@@ -109,11 +109,12 @@ std::string format_value(const Type &t, const uint8_t *p) {
     std::string_view b = buffer_bytes(t, p);
     return hex_bytes(reinterpret_cast<const uint8_t *>(b.data()), b.size());
   }
-  case TypeKind::Timestamp: {
-    uint64_t format, nsecs;
-    memcpy(&format, p, 8);
-    memcpy(&nsecs, p + 8, 8);
-    return g_timestamp_text ? g_timestamp_text(format, nsecs) : std::to_string(nsecs);
+  case TypeKind::Timestamp:
+  case TypeKind::CgroupPath: {
+    uint64_t index, value;
+    memcpy(&index, p, 8);
+    memcpy(&value, p + 8, 8);
+    return g_indexed_text ? g_indexed_text(t.kind, index, value) : std::to_string(value);
   }
   case TypeKind::Inet:
     return inet_text(p);

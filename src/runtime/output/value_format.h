@@ -22,10 +22,11 @@ std::vector<std::string> stack_frames(const Type &type, const uint8_t *bytes);
 // ksym/usym values: the symbol an address falls in ("vfs_read+5"), installed likewise.
 using SymbolName = std::function<std::string(bool user, uint64_t addr, uint64_t pid)>;
 void set_symbol_name(SymbolName name);
-// strftime() values: the text of (format index, nanoseconds of nsecs' clock), installed by
-// the session, which holds the manifest's formats.
-using TimestampText = std::function<std::string(uint64_t format, uint64_t nsecs)>;
-void set_timestamp_text(TimestampText text);
+// strftime() and cgroup_path() values are {u64 index, u64 value}: the index names one of the
+// manifest's strings (a strftime format; a cgroup_path filter), so the session, which holds
+// them, installs the function that renders (kind, index, nanoseconds or cgroup id).
+using IndexedText = std::function<std::string(TypeKind kind, uint64_t index, uint64_t value)>;
+void set_indexed_text(IndexedText text);
 
 // Bytes as bpftrace prints buffers: printable ASCII kept and the rest as \xNN (%r, and buf
 // values); every byte as \xNN (%rx); or "0a fe" (%rh).
