@@ -7,6 +7,9 @@
 //
 // Output, one line: `runs=20 parse_ms=.. sema_ms=.. codegen_ms=.. total_ms=.. min_total_ms=..
 // cold_total_ms=..` (medians, except min_ and cold_, the first compile in the process).
+//
+// RBT_BENCH_LLVM_ARGS passes options to LLVM, e.g. '-time-passes' (a table of each pass's
+// time on stderr at exit) or '-disable-machine-sink', to find what a compile spends its time on.
 
 #include <algorithm>
 #include <chrono>
@@ -17,6 +20,10 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <llvm/Support/Timer.h>
+#include <llvm/Support/CommandLine.h>
+#include <llvm/Support/raw_ostream.h>
 
 #include "codegen.h"
 #include "machine_types.h"
@@ -87,6 +94,17 @@ int main(int argc, char **argv) {
     std::cerr << "usage: compile_bench FILE [RUNS [THREADS]]\n";
     return 2;
   }
+  if (const char *llvm_args = std::getenv("RBT_BENCH_LLVM_ARGS")) {
+    std::vector<std::string> words{"compile_bench"};
+    std::istringstream split(llvm_args);
+    for (std::string w; split >> w;)
+      words.push_back(w);
+    std::vector<const char *> cargs;
+    for (const std::string &w : words)
+      cargs.push_back(w.c_str());
+    if (!llvm::cl::ParseCommandLineOptions(static_cast<int>(cargs.size()), cargs.data()))
+      return 2;
+  }
   std::ifstream in(argv[1], std::ios::binary);
   if (!in) {
     std::cerr << "compile_bench: cannot read " << argv[1] << "\n";
@@ -122,5 +140,6 @@ int main(int argc, char **argv) {
               "min_total_ms=%.3f cold_total_ms=%.3f\n",
               runs, median(parse), median(sema), median(codegen), median(total),
               *std::min_element(total.begin(), total.end()), cold);
+  llvm::TimerGroup::printAll(llvm::errs());  // -time-passes: the code generator's passes
   return 0;
 }

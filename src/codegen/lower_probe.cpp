@@ -1,6 +1,9 @@
 // One BPF function per attach point: section, context, predicate, body.
 
 #include <cstddef>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
 
 #include "lowering.h"
 
@@ -140,7 +143,10 @@ llvm::Value *Lowering::scratch_slot(uint64_t size, const llvm::Twine &name) {
   page.used += rounded;
   // Computed where the page is looked up, so the address dominates every use.
   llvm::IRBuilder<> at(setup_tail_->getTerminator());
-  return at.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), page.base, offset, name);
+  llvm::Value *address = at.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), page.base, offset, name);
+  if (auto *inst = llvm::dyn_cast<llvm::Instruction>(address))
+    page.addresses.push_back(inst);
+  return address;
 }
 
 // Looks up the next scratch page at the end of the setup blocks: returns 0 from the probe if
@@ -163,15 +169,54 @@ void Lowering::new_scratch_page() {
   b_.SetInsertPoint(ready);
   b_.CreateBr(body);
   setup_tail_ = ready;
-  pages_.push_back({base, ready, 0});
+  pages_.push_back({base, ready, 0, {}});
 }
 
 void Lowering::finish_scratch_pages() {
   llvm::IRBuilderBase::InsertPointGuard guard(b_);
+  place_scratch_addresses();
   for (ScratchPage &page : pages_) {
     b_.SetInsertPoint(page.ready, page.ready->getFirstInsertionPt());
     b_.zero_bytes(page.base, page.used);
     resources_.note_scratch_bytes(page.used);
+  }
+}
+
+// Moves each scratch slot's address (base + offset, made in the setup blocks so that it
+// dominates every use) to just before its first use when all its uses are in one block, as
+// most are (a map key, a printf event). Left in the setup blocks, the addresses of a probe
+// with thousands of statements were each sunk by LLVM's MachineSinking one dominator-tree
+// level per step down a chain of thousands of blocks: compile time quadratic in the script's
+// size (10,000 statements: tens of seconds). This costs one walk over the blocks that use them.
+//
+//   before: scratch_ready: %key7 = gep %page, 224   ...   bb900: store 0, %key7; call(%key7)
+//   after:  scratch_ready: (nothing)                      bb900: %key7 = gep %page, 224; store..
+void Lowering::place_scratch_addresses() {
+  // Addresses by the one block that uses them; an address used in several blocks, by a PHI, or
+  // not at all stays where it is.
+  std::unordered_map<llvm::BasicBlock *, std::vector<llvm::Instruction *>> by_block;
+  for (ScratchPage &page : pages_)
+    for (llvm::Instruction *address : page.addresses) {
+      llvm::BasicBlock *only = nullptr;
+      bool movable = !address->use_empty();
+      for (llvm::User *user : address->users()) {
+        auto *inst = llvm::dyn_cast<llvm::Instruction>(user);
+        if (!inst || llvm::isa<llvm::PHINode>(inst) || (only && inst->getParent() != only)) {
+          movable = false;
+          break;
+        }
+        only = inst->getParent();
+      }
+      if (movable && only != address->getParent())
+        by_block[only].push_back(address);
+    }
+  // One pass over each such block: an address goes before the first instruction using it.
+  for (auto &[block, addresses] : by_block) {
+    std::unordered_set<llvm::Value *> pending(addresses.begin(), addresses.end());
+    for (auto it = block->begin(); it != block->end() && !pending.empty(); ++it)
+      for (llvm::Value *operand : it->operands())
+        if (pending.erase(operand))
+          llvm::cast<llvm::Instruction>(operand)->moveBefore(&*it);
   }
 }
 

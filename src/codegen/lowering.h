@@ -129,6 +129,7 @@ private:
   void new_scratch_page();
   // Zeroes the scratch pages the function used, once their sizes are known.
   void finish_scratch_pages();
+  void place_scratch_addresses();
 
   // Runtime values and library calls
   llvm::Value *config_field(size_t offset);
@@ -184,6 +185,9 @@ private:
     llvm::Value *base;
     llvm::BasicBlock *ready;  // the block where `base` is known not to be null
     uint64_t used;
+    // The slots handed out (base + offset), made in `ready`; place_scratch_addresses moves
+    // each next to its uses.
+    std::vector<llvm::Instruction *> addresses;
   };
   std::vector<ScratchPage> pages_;
   llvm::BasicBlock *setup_tail_ = nullptr;  // ends with the branch into the body
