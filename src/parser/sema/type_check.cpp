@@ -472,6 +472,98 @@ std::optional<int64_t> TypeChecker::const_int(const Expr &e) {
   return std::nullopt;
 }
 
+[[gnu::noinline]] Type TypeChecker::check_positional(const Positional &p) {
+  Type t;
+  // $N is a number when its argument is one, a string otherwise; a missing one is 0.
+  info_.positional = env_.positional;
+  const std::string *arg = p.index && p.index <= env_.positional.size()
+                               ? &env_.positional[p.index - 1]
+                               : nullptr;
+  size_t digits = arg && arg->size() > 1 && (*arg)[0] == '-' ? 1 : 0;  // -5 is a number too
+  if (arg && arg->size() > digits && arg->find_first_not_of("0123456789", digits) == std::string::npos)
+    t = Type::integer(64, true);
+  else if (arg)
+    t = Type::string(static_cast<uint32_t>(arg->size() + 1));
+  else
+    t = Type::integer(64, true);
+  return t;
+}
+
+[[gnu::noinline]] Type TypeChecker::check_var(const Var &v) {
+  Type t;
+  for (auto s = scopes_.rbegin(); s != scopes_.rend(); ++s) {
+    if (auto it = s->find(v.name); it != s->end()) {
+      info_.vars[&v] = it->second;
+      t = it->second->type;
+      break;
+    }
+  }
+  if (!info_.vars.count(&v))
+    diags_.error(v.range, "variable " + v.name + " is used before it is assigned",
+                 ended_vars_.count(v.name)
+                     ? "it was assigned in a block that has ended, and a variable lives in the "
+                       "block that assigns it (as in today's bpftrace); declare it before that "
+                       "block: let " + v.name + ";"
+                     : "");
+  return t;
+}
+
+[[gnu::noinline]] Type TypeChecker::check_map_read(const MapRef &m) {
+  Type t;
+  check_map_key(m);
+  auto it = info_.maps.find(m.name);
+  if (it == info_.maps.end()) {
+    unknown_map_reads_.push_back(&m);
+  } else if (it->second.value.is_aggregation()) {
+    diags_.error(m.range, "the value of " + m.name + " (" + it->second.value.name() +
+                              ") cannot be read in an expression; it is only printed");
+  } else {
+    t = it->second.value;
+  }
+  return t;
+}
+
+[[gnu::noinline]] Type TypeChecker::check_ternary(const Ternary &te) {
+  Type t;
+  expect_int(*te.cond, check_expr(*te.cond), "a condition");
+  Type a = check_expr(*te.then_expr), b = check_expr(*te.else_expr);
+  if (a.is_none() || b.is_none())
+    return t;
+  if (!a.compatible(b) || a.is_aggregation()) {
+    diags_.error(te.range, "the branches of '?:' have different types: " + a.name() + " and " +
+                               b.name());
+    return t;
+  }
+  t = Type::unify(a, b);
+  return t;
+}
+
+[[gnu::noinline]] Type TypeChecker::check_tuple(const Tuple &tu) {
+  Type t;
+  std::vector<Type> elems;
+  bool ok = true;
+  for (const Expr *e : tu.elems) {
+    Type et = check_expr(*e);
+    if (et.is_none() || et.kind == TypeKind::Void || et.is_aggregation()) {
+      if (!et.is_none())
+        diags_.error(e->range, "a tuple element cannot be " + et.name());
+      ok = false;
+    }
+    // Elements keep their own widths, laid out with natural alignment as bpftrace packs
+    // them: ((int8)1, (int16)1, (int32)1) is 8 bytes. Maps and events still store every
+    // integer as 64 bits (storage_type).
+    elems.push_back(et);
+  }
+  if (ok)
+    t = Type::tuple(std::move(elems));
+  return t;
+}
+
+// check_expr recurses once per level of nesting (up to kMaxNesting, 1000), so its frame is
+// kept small: the cases with strings and vectors of their own are functions that are not
+// inlined into it. Inlined, they made its frame 8.3 KB under ASan (3.5 KB without them), and
+// 900 nested `!` overflowed an 8 MB stack (scripts/sanitize:
+// FuzzRegression.deep_expressions_are_an_error_not_a_stack_overflow).
 Type TypeChecker::check_expr(const Expr &expr) {
   Type t;
   switch (expr.kind) {
@@ -481,60 +573,21 @@ Type TypeChecker::check_expr(const Expr &expr) {
                     : Type::integer(64, lit.value <= static_cast<uint64_t>(INT64_MAX));
     break;
   }
-  case NodeKind::Positional: {
-    // $N is a number when its argument is one, a string otherwise; a missing one is 0.
-    auto &p = static_cast<const Positional &>(expr);
-    info_.positional = env_.positional;
-    const std::string *arg = p.index && p.index <= env_.positional.size()
-                                 ? &env_.positional[p.index - 1]
-                                 : nullptr;
-    size_t digits = arg && arg->size() > 1 && (*arg)[0] == '-' ? 1 : 0;  // -5 is a number too
-    if (arg && arg->size() > digits && arg->find_first_not_of("0123456789", digits) == std::string::npos)
-      t = Type::integer(64, true);
-    else if (arg)
-      t = Type::string(static_cast<uint32_t>(arg->size() + 1));
-    else
-      t = Type::integer(64, true);
+  case NodeKind::Positional:
+    t = check_positional(static_cast<const Positional &>(expr));
     break;
-  }
   case NodeKind::StrLit:
     t = Type::string(static_cast<uint32_t>(static_cast<const StrLit &>(expr).value.size() + 1));
     break;
   case NodeKind::Builtin:
     t = check_builtin_var(static_cast<const Builtin &>(expr));
     break;
-  case NodeKind::Var: {
-    auto &v = static_cast<const Var &>(expr);
-    for (auto s = scopes_.rbegin(); s != scopes_.rend(); ++s) {
-      if (auto it = s->find(v.name); it != s->end()) {
-        info_.vars[&v] = it->second;
-        t = it->second->type;
-        break;
-      }
-    }
-    if (!info_.vars.count(&v))
-      diags_.error(v.range, "variable " + v.name + " is used before it is assigned",
-                   ended_vars_.count(v.name)
-                       ? "it was assigned in a block that has ended, and a variable lives in the "
-                         "block that assigns it (as in today's bpftrace); declare it before that "
-                         "block: let " + v.name + ";"
-                       : "");
+  case NodeKind::Var:
+    t = check_var(static_cast<const Var &>(expr));
     break;
-  }
-  case NodeKind::MapRef: {
-    auto &m = static_cast<const MapRef &>(expr);
-    check_map_key(m);
-    auto it = info_.maps.find(m.name);
-    if (it == info_.maps.end()) {
-      unknown_map_reads_.push_back(&m);
-    } else if (it->second.value.is_aggregation()) {
-      diags_.error(m.range, "the value of " + m.name + " (" + it->second.value.name() +
-                                ") cannot be read in an expression; it is only printed");
-    } else {
-      t = it->second.value;
-    }
+  case NodeKind::MapRef:
+    t = check_map_read(static_cast<const MapRef &>(expr));
     break;
-  }
   case NodeKind::Call:
     t = check_call(static_cast<const Call &>(expr), false);
     break;
@@ -547,40 +600,12 @@ Type TypeChecker::check_expr(const Expr &expr) {
   case NodeKind::BlockExpr:
     t = check_block_expr(static_cast<const BlockExpr &>(expr));
     break;
-  case NodeKind::Ternary: {
-    auto &te = static_cast<const Ternary &>(expr);
-    expect_int(*te.cond, check_expr(*te.cond), "a condition");
-    Type a = check_expr(*te.then_expr), b = check_expr(*te.else_expr);
-    if (a.is_none() || b.is_none())
-      break;
-    if (!a.compatible(b) || a.is_aggregation()) {
-      diags_.error(te.range, "the branches of '?:' have different types: " + a.name() + " and " +
-                                 b.name());
-      break;
-    }
-    t = Type::unify(a, b);
+  case NodeKind::Ternary:
+    t = check_ternary(static_cast<const Ternary &>(expr));
     break;
-  }
-  case NodeKind::Tuple: {
-    auto &tu = static_cast<const Tuple &>(expr);
-    std::vector<Type> elems;
-    bool ok = true;
-    for (const Expr *e : tu.elems) {
-      Type et = check_expr(*e);
-      if (et.is_none() || et.kind == TypeKind::Void || et.is_aggregation()) {
-        if (!et.is_none())
-          diags_.error(e->range, "a tuple element cannot be " + et.name());
-        ok = false;
-      }
-      // Elements keep their own widths, laid out with natural alignment as bpftrace packs
-      // them: ((int8)1, (int16)1, (int32)1) is 8 bytes. Maps and events still store every
-      // integer as 64 bits (storage_type).
-      elems.push_back(et);
-    }
-    if (ok)
-      t = Type::tuple(std::move(elems));
+  case NodeKind::Tuple:
+    t = check_tuple(static_cast<const Tuple &>(expr));
     break;
-  }
   case NodeKind::FieldAccess:
     t = check_field_access(static_cast<const FieldAccess &>(expr));
     break;
@@ -672,7 +697,7 @@ const RecordLayout *TypeChecker::find_struct(const std::string &name) const {
   return env_.kernel_struct ? env_.kernel_struct(name) : nullptr;
 }
 
-Type TypeChecker::check_field_access(const FieldAccess &fa) {
+[[gnu::noinline]] Type TypeChecker::check_field_access(const FieldAccess &fa) {
   Type base = check_expr(*fa.base);
   if (base.is_none())
     return base;
@@ -720,7 +745,7 @@ Type TypeChecker::check_field_access(const FieldAccess &fa) {
   return t;
 }
 
-Type TypeChecker::check_cast(const Cast &cast) {
+[[gnu::noinline]] Type TypeChecker::check_cast(const Cast &cast) {
   Type operand = check_expr(*cast.operand);
   if (operand.is_none())
     return operand;
@@ -751,7 +776,7 @@ Type TypeChecker::check_cast(const Cast &cast) {
 
 // sizeof(x) is the bytes x takes in rbt (a string its buffer, an int its width); sizeof and
 // offsetof of structs come from their layout (the script's or BTF's), as in C.
-Type TypeChecker::check_type_query(const TypeQuery &q) {
+[[gnu::noinline]] Type TypeChecker::check_type_query(const TypeQuery &q) {
   uint64_t value = 0;
   if (q.operand) {
     Type t = check_expr(*q.operand);
@@ -832,7 +857,7 @@ bool TypeChecker::constant_index_fits(const Index &x, uint64_t count, const Type
 
 // arr[i]: an integer array's element. A constant index out of range is an error; a computed
 // one reads 0 when out of range (the lowering checks it, and the verifier needs that check).
-Type TypeChecker::check_index(const Index &x) {
+[[gnu::noinline]] Type TypeChecker::check_index(const Index &x) {
   Type base = check_expr(*x.base);
   Type index = check_expr(*x.index);
   if (base.is_none() || index.is_none())
@@ -949,7 +974,7 @@ Type TypeChecker::check_call(const Call &call, bool as_map_value) {
   }
 }
 
-Type TypeChecker::check_builtin_var(const Builtin &node) {
+[[gnu::noinline]] Type TypeChecker::check_builtin_var(const Builtin &node) {
   const BuiltinInfo *b = find_builtin_var(node.name);
   if (!b) {
     if (find_builtin_call(node.name)) {

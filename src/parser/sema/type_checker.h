@@ -56,6 +56,12 @@ private:
   static bool terminates(const ast::Stmt &stmt);
   void check_map_decls(const ast::Program &program);
   Type check_expr(const ast::Expr &expr);
+  // Cases of check_expr, out of line to keep its frame small (it recurses per nesting level).
+  Type check_positional(const ast::Positional &p);
+  Type check_var(const ast::Var &v);
+  Type check_map_read(const ast::MapRef &m);
+  Type check_ternary(const ast::Ternary &te);
+  Type check_tuple(const ast::Tuple &tu);
   Type check_binary(const ast::Binary &bin);
   Type check_call(const ast::Call &call, bool as_map_value);
   Type check_map_key(const ast::MapRef &map);
