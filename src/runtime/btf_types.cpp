@@ -1,5 +1,7 @@
 #include "btf_types.h"
 
+#include "kernel_btf.h"
+
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
@@ -92,7 +94,9 @@ KernelTypes::~KernelTypes() { btf__free(btf_); }
 bool KernelTypes::load() {
   if (!tried_) {
     tried_ = true;
-    btf_ = btf__load_vmlinux_btf();
+    // From the mapped file (kernel_btf.h): libbpf's own loader reads sysfs 4 KiB at a time.
+    if (auto kernel = KernelBtf::open())
+      btf_ = btf__new((*kernel)->data(), (*kernel)->size());
     if (libbpf_get_error(btf_))
       btf_ = nullptr;
   }

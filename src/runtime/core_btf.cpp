@@ -1,5 +1,7 @@
 #include "core_btf.h"
 
+#include "kernel_btf.h"
+
 #include <bpf/btf.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -23,20 +25,20 @@ std::string essential_name(const char *name) {
   return flavour == std::string::npos ? s : s.substr(0, flavour);
 }
 
-// The member `name` of composite `id` in `b`, looked for through anonymous members too (the
-// kernel nests fields in anonymous structs and unions): its bit offset and type.
-bool find_member(const btf *b, __u32 id, const std::string &name, __u32 base, __u32 &bit_off,
-                 __u32 &type, int depth = 0) {
-  const btf_type *t = btf__type_by_id(b, id);
+// The member `name` of composite `id` in the kernel's BTF, looked for through anonymous members
+// too (the kernel nests fields in anonymous structs and unions): its bit offset and type.
+bool find_member(const KernelBtf &b, __u32 id, const std::string &name, __u32 base,
+                 __u32 &bit_off, __u32 &type, int depth = 0) {
+  const btf_type *t = b.type(id);
   if (!t || !(btf_is_struct(t) || btf_is_union(t)) || depth > 8)
     return false;
   const btf_member *m = btf_members(t);
   for (int i = 0; i < btf_vlen(t); i++, m++) {
-    const char *mname = btf__name_by_offset(b, m->name_off);
+    const char *mname = b.name(m->name_off);
     __u32 off = base + btf_member_bit_offset(t, i);
     if (btf_member_bitfield_size(t, i))
       continue;
-    if (mname && *mname) {
+    if (*mname) {
       if (name == mname) {
         bit_off = off;
         type = m->type;
@@ -44,7 +46,7 @@ bool find_member(const btf *b, __u32 id, const std::string &name, __u32 base, __
       }
       continue;
     }
-    int inner = btf__resolve_type(b, m->type);
+    int inner = b.resolve(m->type);
     if (inner > 0 && find_member(b, static_cast<__u32>(inner), name, off, bit_off, type, depth + 1))
       return true;
   }
@@ -133,23 +135,23 @@ Result<std::string> minimal_core_btf(bpf_object *obj) {
   const btf *local = bpf_object__btf(obj);
   if (!local)
     return std::string();
-  BtfPtr kernel(btf__load_vmlinux_btf(), btf__free);
-  if (!kernel)
-    return make_error("reading the kernel's BTF", strerror(errno));
+  auto opened = KernelBtf::open();
+  if (!opened)
+    return opened.error();
+  const KernelBtf &kernel = **opened;
 
   // Every named struct or union of the object that the kernel has too, with the members the
   // object declares (flavours of one type merged).
   std::map<std::string, Plan> plans;
   std::map<std::string, __u32> kernel_ids;
   for_each_named_composite(local, [&](const std::string &name, const btf_type *t) {
-    int kid = btf__find_by_name_kind(kernel.get(), name.c_str(),
-                                     btf_is_union(t) ? BTF_KIND_UNION : BTF_KIND_STRUCT);
+    int kid = kernel.find(name, btf_is_union(t) ? BTF_KIND_UNION : BTF_KIND_STRUCT);
     if (kid <= 0)
       return;
     Plan &p = plans[name];
     p.name = name;
     p.is_union = btf_is_union(t);
-    p.size = btf__type_by_id(kernel.get(), kid)->size;
+    p.size = kernel.type(static_cast<__u32>(kid))->size;
     kernel_ids[name] = kid;
     const btf_member *m = btf_members(t);
     for (int i = 0; i < btf_vlen(t); i++, m++) {
@@ -162,15 +164,15 @@ Result<std::string> minimal_core_btf(bpf_object *obj) {
       Field f;
       f.name = mname;
       __u32 ktype = 0;
-      if (!find_member(kernel.get(), kid, mname, 0, f.bit_off, ktype))
+      if (!find_member(kernel, static_cast<__u32>(kid), mname, 0, f.bit_off, ktype))
         continue;  // the kernel has no such member: the relocation fails as it would have
-      int resolved = btf__resolve_type(kernel.get(), ktype);
-      const btf_type *kt = resolved > 0 ? btf__type_by_id(kernel.get(), resolved) : nullptr;
+      int resolved = kernel.resolve(ktype);
+      const btf_type *kt = resolved > 0 ? kernel.type(static_cast<__u32>(resolved)) : nullptr;
       if (!kt)
         continue;
       if (btf_is_int(kt)) {
         f.kind = Field::Int;
-        f.int_name = btf__name_by_offset(kernel.get(), kt->name_off);
+        f.int_name = kernel.name(kt->name_off);
         f.size = kt->size;
         f.encoding = btf_int_encoding(kt);
       } else if (btf_is_enum(kt) || btf_is_enum64(kt)) {
@@ -181,7 +183,7 @@ Result<std::string> minimal_core_btf(bpf_object *obj) {
         f.kind = Field::Ptr;
       } else if (btf_is_struct(kt) || btf_is_union(kt)) {
         f.kind = Field::Composite;
-        f.composite = essential_name(btf__name_by_offset(kernel.get(), kt->name_off));
+        f.composite = essential_name(kernel.name(kt->name_off));
       } else {
         continue;  // arrays and the rest: nothing in the stdlib reads them through CO-RE
       }
