@@ -500,8 +500,12 @@ def run_all(rbt, bpftrace, runs, selected, workdir, n_uprobe, n_getppid, n_usdt,
     minimal = build_minimal(os.path.join(workdir, "minimal"))
     # A copy of rbt, so that a rebuild of build/rbt during the run (others work in the same
     # tree) neither fails a run nor mixes two versions in one measurement.
+    # rbt runs rbt-full (the LLVM half) from its own directory, so that is copied too.
     snapshot = os.path.join(workdir, "rbt")
     shutil.copy2(rbt, snapshot)
+    full = os.path.join(os.path.dirname(os.path.abspath(rbt)), "rbt-full")
+    if os.path.exists(full):
+        shutil.copy2(full, os.path.join(workdir, "rbt-full"))
     log(f"event_cost: measuring a copy of {rbt} (modified "
         f"{time.strftime('%H:%M:%S', time.localtime(os.stat(rbt).st_mtime))})")
     rbt = snapshot
