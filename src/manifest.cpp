@@ -1,5 +1,9 @@
 #include "manifest.h"
 
+#include <signal.h>
+
+#include <algorithm>
+
 namespace rbt {
 
 const char *probe_kind_name(ProbeKind kind) {
@@ -17,6 +21,7 @@ const char *probe_kind_name(ProbeKind kind) {
   case ProbeKind::Interval: return "interval";
   case ProbeKind::Software: return "software";
   case ProbeKind::Hardware: return "hardware";
+  case ProbeKind::SelfSignal: return "self";
   }
   return "?";
 }
@@ -29,6 +34,19 @@ bool MapDesc::is_array() const {
   if (!key.is_none() || !value.is_aggregation() || value.kind == TypeKind::Sum)
     return false;
   return !value.is_histogram() || histogram_buckets(value) <= kMaxArrayBuckets;
+}
+
+std::vector<int> self_signals(const Manifest &m) {
+  std::vector<int> out;
+  for (const ProbeDesc &p : m.probes) {
+    int signo = p.kind != ProbeKind::SelfSignal ? 0
+                : p.func == "SIGUSR1"          ? SIGUSR1
+                : p.func == "SIGUSR2"          ? SIGUSR2
+                                               : 0;
+    if (signo && std::find(out.begin(), out.end(), signo) == out.end())
+      out.push_back(signo);
+  }
+  return out;
 }
 
 uint32_t MapDesc::array_entries() const {

@@ -25,6 +25,7 @@ enum class ProbeKind : uint8_t {
   Interval,
   Software,
   Hardware,
+  SelfSignal,  // self:signal:SIGUSR1: run (as BEGIN is) each time rbt receives the signal
 };
 
 const char *probe_kind_name(ProbeKind kind);  // "tracepoint", "BEGIN", ...
@@ -161,5 +162,9 @@ struct Manifest {
   // results (adding the result needs no extra instruction to make a 1). Empty: no events.
   std::string lost_events_name;
 };
+
+// The signals the program's self:signal probes wait for (SIGUSR1, SIGUSR2): rbt blocks them
+// from the start, as it does SIGINT, and takes them through its signalfd.
+std::vector<int> self_signals(const Manifest &m);
 
 }  // namespace rbt

@@ -28,9 +28,11 @@ namespace {
 
 // Signals that end a session are handled synchronously by Session::run (signalfd); blocking
 // them from the start means a Ctrl-C during load is not lost and never kills rbt half-attached.
-void block_session_signals() {
+void block_session_signals(const Manifest &manifest) {
   sigset_t set;
   sigemptyset(&set);
+  for (int signo : self_signals(manifest))
+    sigaddset(&set, signo);
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
   sigaddset(&set, SIGCHLD);
@@ -101,7 +103,7 @@ int run_object(const Options &options, const cache::CacheEntry &object,
     profile_out = out;
     out = file ? stdout : stderr;
   }
-  block_session_signals();
+  block_session_signals(object.manifest);
   runtime::SessionOptions so;
   so.out = out;
   so.format = options.format;

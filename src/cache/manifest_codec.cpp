@@ -143,7 +143,7 @@ std::optional<Manifest> read_manifest(ByteReader &r) {
   for (uint32_t i = 0; i < n && !r.failed(); i++) {
     ProbeDesc p;
     uint8_t kind = r.u8();
-    if (kind > static_cast<uint8_t>(ProbeKind::Hardware))
+    if (kind > static_cast<uint8_t>(ProbeKind::SelfSignal))
       r.fail();
     p.kind = static_cast<ProbeKind>(kind);
     p.name = r.str();

@@ -16,6 +16,7 @@ std::string section_for(const ProbeDesc &p) {
   switch (p.kind) {
   case ProbeKind::Begin:
   case ProbeKind::End:
+  case ProbeKind::SelfSignal:
     return "raw_tp";  // run on demand with BPF_PROG_TEST_RUN
   case ProbeKind::Tracepoint:
     return "tracepoint/" + p.target + "/" + p.func;

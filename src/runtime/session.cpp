@@ -279,9 +279,9 @@ Status Session::start_command() {
   return Ok{};
 }
 
-Status Session::run_special(ProbeKind kind) {
+Status Session::run_special(ProbeKind kind, const std::string &func) {
   for (auto &p : manifest_.probes) {
-    if (p.kind != kind)
+    if (p.kind != kind || (!func.empty() && p.func != func))
       continue;
     if (auto s = run_special_probe(p, program_for(p)); !s)
       return s;
@@ -353,7 +353,7 @@ Status Session::attach() {
   AttachTarget target;
   target.pid = options_.pid;
   for (auto &p : manifest_.probes) {
-    if (p.kind == ProbeKind::Begin || p.kind == ProbeKind::End)
+    if (p.kind == ProbeKind::Begin || p.kind == ProbeKind::End || p.kind == ProbeKind::SelfSignal)
       continue;
     if (skipped_.count(p.name))
       continue;
@@ -396,6 +396,8 @@ Status Session::run() {
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
   sigaddset(&set, SIGCHLD);
+  for (int signo : self_signals(manifest_))  // self:signal probes (blocked by the driver too)
+    sigaddset(&set, signo);
   int sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
   int ep = epoll_create1(EPOLL_CLOEXEC);
   if (sfd < 0 || ep < 0)
@@ -466,6 +468,14 @@ Status Session::run() {
           if (si.ssi_signo == SIGCHLD) {
             if (child_.pid() > 0 && child_.reap())
               stop = true;
+          } else if (si.ssi_signo == SIGUSR1 || si.ssi_signo == SIGUSR2) {
+            // A self:signal probe: what it prints comes after what earlier events queued.
+            drain_events(slice);
+            if (auto s = run_special(ProbeKind::SelfSignal,
+                                     si.ssi_signo == SIGUSR1 ? "SIGUSR1" : "SIGUSR2");
+                !s)
+              fprintf(stderr, "rbt: warning: %s: %s\n", s.error().what.c_str(), s.error().why.c_str());
+            stop = stop || events_->exit_requested();
           } else {
             stop = true;
             interrupted = true;

@@ -83,7 +83,8 @@ private:
   bool skip_missing(const ProbeDesc &p, const Error &e);
   std::set<std::string> skipped_;
   void write_config();
-  Status run_special(ProbeKind kind);
+  // Runs the probes of `kind` (BEGIN, END, self) once; `func` narrows self probes to a signal.
+  Status run_special(ProbeKind kind, const std::string &func = {});
   Status write_profile(std::vector<MapSnapshot> &snapshots);
 
   Manifest manifest_;

@@ -28,6 +28,7 @@ const KindName kKinds[] = {
     {"interval", "i", ProbeKind::Interval},
     {"software", "s", ProbeKind::Software},
     {"hardware", "h", ProbeKind::Hardware},
+    {"self", "self", ProbeKind::SelfSignal},
 };
 
 std::vector<std::string> split(const std::string &s, char sep) {
@@ -136,6 +137,17 @@ ProbeSpecResult parse_probe_spec(const std::string &text) {
   case ProbeKind::Begin:
   case ProbeKind::End:
     need(1, kind->name);
+    break;
+  case ProbeKind::SelfSignal:
+    // bpftrace's self probes: events of the tracer itself; signals are the one kind.
+    if (need(3, "self:signal:SIGUSR1")) {
+      p.target = parts[1];
+      p.func = parts[2];
+      if (p.target != "signal")
+        r.error = "unknown self probe type '" + p.target + "' (expected self:signal:SIGUSR1)";
+      else if (p.func != "SIGUSR1" && p.func != "SIGUSR2")
+        r.error = "unsupported signal '" + p.func + "' (self:signal takes SIGUSR1 or SIGUSR2)";
+    }
     break;
   case ProbeKind::Tracepoint:
     if (need(3, "tracepoint:category:event")) {

@@ -34,7 +34,8 @@ Result<std::vector<Link>> attach_probe(const ProbeDesc &probe, bpf_program *prog
   case ProbeKind::Software:
   case ProbeKind::Hardware: r = attach_perf_event(probe, prog, target); break;
   case ProbeKind::Begin:
-  case ProbeKind::End: assert(false && "BEGIN/END are run, not attached"); break;
+  case ProbeKind::End:
+  case ProbeKind::SelfSignal: assert(false && "BEGIN/END/self are run, not attached"); break;
   }
   if (!r)
     r.error().context("attaching " + probe.name);
