@@ -182,6 +182,7 @@ Status Session::load(const std::vector<char> &elf) {
     std::string vlog = verifier_lines(log_, cause);
     for (auto &p : manifest_.probes) {
       if (p.program == prog) {
+        rejected_ = &p;
         Error e = make_error("the kernel's verifier rejected probe " + p.name, cause,
                              options_.verbose ? "" : "run with -v to see the verifier's log", err);
         e.detail = vlog;
@@ -203,9 +204,11 @@ Status Session::load(const std::vector<char> &elf) {
   write_config();
   events_->on_new_process = [this](pid_t pid) { stacks_->capture_process(pid); };
   ruby_ = ruby::RubyStacks::open(obj_, options_.verbose);
-  if (ruby_)
+  if (ruby_) {
     if (auto s = ruby_->fill_layouts(); !s)
       return s;
+    events_->every_few_ms = [this] { ruby_->drain_spill(); };
+  }
   native_ = NativeStacks::open(obj_, options_.verbose);
   if (native_)  // a library mapped since: its frames must name after the process exits
     native_->on_remapped = [this](pid_t pid) { stacks_->capture_process(pid); };
