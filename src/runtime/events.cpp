@@ -155,8 +155,6 @@ bool EventReader::limit_reached() {
   if (now < next_check_ns_)
     return false;
   next_check_ns_ = now + 5000000;  // 5 ms: sigpending is a system call
-  if (every_few_ms)
-    every_few_ms();
   return (limit_.deadline_ns && now >= limit_.deadline_ns) || interrupt_pending();
 }
 

@@ -47,9 +47,6 @@ public:
   bool exit_requested() const { return exit_requested_; }
   // Called for EventId::NewProcess: a process whose stacks we will print was first seen.
   std::function<void(pid_t)> on_new_process;
-  // Called every few milliseconds while a drain goes on: upkeep that must not wait for a long
-  // drain to end (rstack's spill map, which holds 64 stacks, fills in tens of milliseconds).
-  std::function<void()> every_few_ms;
   // sample() and marker() events go here when set (rbt record), else they print as text.
   Timeline *timeline = nullptr;
   int exit_code() const { return exit_code_; }

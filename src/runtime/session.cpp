@@ -204,11 +204,9 @@ Status Session::load(const std::vector<char> &elf) {
   write_config();
   events_->on_new_process = [this](pid_t pid) { stacks_->capture_process(pid); };
   ruby_ = ruby::RubyStacks::open(obj_, options_.verbose);
-  if (ruby_) {
+  if (ruby_)
     if (auto s = ruby_->fill_layouts(); !s)
       return s;
-    events_->every_few_ms = [this] { ruby_->drain_spill(); };
-  }
   native_ = NativeStacks::open(obj_, options_.verbose);
   if (native_)  // a library mapped since: its frames must name after the process exits
     native_->on_remapped = [this](pid_t pid) { stacks_->capture_process(pid); };

@@ -39,10 +39,6 @@ public:
   void poll();
   // Whether poll() still has work that needs a short timer (a watched -c child).
   bool watching() const { return !watched_.empty() || !unnamed_.empty(); }
-  // Moves the stacks BPF put in the small spill map into the main one (poll() does it too):
-  // called while events are read, or a long drain lets the spill fill and later stacks are lost
-  // ("[unknown Ruby stack]").
-  void drain_spill();
 
   // Frame lines of a stack, leaf first: `label (path:line)`, C methods `label <cfunc>`, and a
   // last line when the walk hit the depth limit: `[... N more frames]` when `cut` carries this
@@ -79,6 +75,7 @@ private:
   int epoch_fd_;
   uint32_t epoch_ = 0;
   void write_proc(uint32_t pid, const rbt_ruby_proc &proc);
+  void drain_spill();
   std::unique_ptr<RubyDiscovery> discovery_;
   std::map<uint64_t, RubyProcess> processes_;  // kept after exit, to name C functions
   std::map<pid_t, int> watched_;            // pid → polls left before giving up
