@@ -44,6 +44,9 @@ struct ProbeDesc {
   uint64_t freq = 0;   // profile: samples per second (0 when a period is used)
   uint64_t period = 0; // interval/profile: nanoseconds; software/hardware: event count
   std::string program; // name of the BPF function serving this probe in the ELF object
+  // Where the probe's first attach point is in the script (1-based; 0: not known), for an
+  // error only the kernel finds, on loading: a caret under it (run_object.cpp).
+  uint32_t line = 0, col = 0, end_line = 0, end_col = 0;
 };
 
 struct MapDesc {

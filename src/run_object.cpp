@@ -12,6 +12,7 @@
 #include <iostream>
 
 #include "core_btf.h"
+#include "diagnostics.h"
 #include "error_report.h"
 #include "output_file.h"
 #include "session.h"
@@ -37,6 +38,25 @@ void block_session_signals(const Manifest &manifest) {
   sigaddset(&set, SIGTERM);
   sigaddset(&set, SIGCHLD);
   sigprocmask(SIG_BLOCK, &set, nullptr);
+}
+
+// A program the verifier gave up on (E2BIG: it walks at most a million instructions, each
+// iteration of a `while` or `unroll` and each path through its branches anew) type-checked,
+// so the mistake is the script's size, not the kernel's: an error with a caret under the probe
+// saying what to change, as a compile error would. Other refusals stay the verifier's words.
+Error locate_rejection(Error e, const ProbeDesc *probe, const Options &options) {
+  if (e.err != E2BIG || !probe || probe->line == 0 || options.program_text.empty())
+    return e;
+  SourceFile source(options.program_name, options.program_text);
+  DiagnosticEngine diags(source);
+  diags.error({probe->line, probe->col, probe->end_line, probe->end_col},
+              "this probe is too large for the kernel's verifier (it checks at most 1,000,000 "
+              "instructions along all of the program's paths)",
+              "loop fewer times in `while` and `unroll` (each iteration is checked anew; a "
+              "`for ($i : a..b)` body is checked once), use fewer branches, or split the work "
+              "between probes");
+  e.diagnostic = diags.render();
+  return e;
 }
 
 // stdout (the dumps, the script's text beside a profile, or everything) got all it was given.
@@ -125,7 +145,7 @@ int run_object(const Options &options, const cache::CacheEntry &object,
     so.core_btf_path = [&cache](bpf_object *obj) { return core_btf_path(cache, obj); };
   runtime::Session session(object.manifest, so);
   if (auto s = session.load(object.elf); !s)
-    return fail(s.error(), so.verbose);
+    return fail(locate_rejection(s.error(), session.rejected_probe(), options), so.verbose);
   if (options.dry_run)
     return 0;
   if (auto s = session.check_probes(); !s)

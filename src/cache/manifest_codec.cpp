@@ -7,7 +7,7 @@ namespace {
 // A field added to one of these structs changes its size: write and read it below, then update
 // the size here (and kFormatVersion in cache_entry.h).
 static_assert(sizeof(Type) == 144, "Type changed: update manifest_codec.cpp");
-static_assert(sizeof(ProbeDesc) == 168, "ProbeDesc changed: update manifest_codec.cpp");
+static_assert(sizeof(ProbeDesc) == 184, "ProbeDesc changed: update manifest_codec.cpp");
 static_assert(sizeof(MapDesc) == 416, "MapDesc changed: update manifest_codec.cpp");
 static_assert(sizeof(ActionDesc) == 192, "ActionDesc changed: update manifest_codec.cpp");
 static_assert(sizeof(StackMapDesc) == 40, "StackMapDesc changed: update manifest_codec.cpp");
@@ -103,6 +103,8 @@ void write_manifest(ByteWriter &w, const Manifest &m) {
     w.u64(p.freq);
     w.u64(p.period);
     w.str(p.program);
+    for (uint32_t v : {p.line, p.col, p.end_line, p.end_col})
+      w.u32(v);
   }
   w.u32(static_cast<uint32_t>(m.maps.size()));
   for (const MapDesc &d : m.maps) {
@@ -154,6 +156,10 @@ std::optional<Manifest> read_manifest(ByteReader &r) {
     p.freq = r.u64();
     p.period = r.u64();
     p.program = r.str();
+    p.line = r.u32();
+    p.col = r.u32();
+    p.end_line = r.u32();
+    p.end_col = r.u32();
     m.probes.push_back(std::move(p));
   }
   n = r.count(4);

@@ -7,6 +7,7 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Transforms/Utils/ModuleUtils.h>
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -37,6 +38,7 @@ struct ModuleBuild {
   std::unique_ptr<llvm::TargetMachine> tm;
   llvm::LLVMContext context;
   std::string backend_errors;  // the first error the BPF back end reported
+  bool stack_exceeded = false;  // that error: a function needs more than 512 bytes of stack
   // Each generated function's probe, so that a back-end error names a place in the script.
   std::map<std::string, const ast::Probe *> function_probes;
   std::unique_ptr<llvm::Module> module;
@@ -47,7 +49,8 @@ struct ModuleBuild {
 
 Result<std::unique_ptr<ModuleBuild>> lower_script(const ast::Program &program,
                                                   const sema::SemaInfo &sema,
-                                                  const CodegenOptions &options) {
+                                                  const CodegenOptions &options,
+                                                  uint64_t stack_budget) {
   auto build = std::make_unique<ModuleBuild>();
   auto tm = create_bpf_target_machine(options.cpu);
   if (!tm)
@@ -75,6 +78,7 @@ Result<std::unique_ptr<ModuleBuild>> lower_script(const ast::Program &program,
   build->resources = std::make_unique<Resources>(*build->debug_info, sema);
   Lowering lowering(module, *build->debug_info, *build->resources, sema);
   lowering.set_filter_pid(options.filter_pid);
+  lowering.set_stack_budget(stack_budget);
   lowering.set_source_name(options.source_name);
   if (options.warn_failed_reads)
     lowering.warn_failed_reads(options.source_name);
@@ -127,6 +131,7 @@ Result<CompiledObject> finish_part(ModuleBuild &build, const CodegenOptions &opt
   auto elf = emit(module, *build.tm, false);
   if (!elf)
     return elf.error();
+  build.stack_exceeded = build.backend_errors.find("stack limit is exceeded") != std::string::npos;
   if (!build.backend_errors.empty())
     return backend_error(build.backend_errors, build.function_probes, options.source_name,
                          options.source_text);
@@ -135,10 +140,11 @@ Result<CompiledObject> finish_part(ModuleBuild &build, const CodegenOptions &opt
   return out;
 }
 
-}  // namespace
-
-Result<CompiledObject> compile(const ast::Program &program, const sema::SemaInfo &sema,
-                               const CodegenOptions &options) {
+// compile() with value slots on the stack up to `stack_budget` bytes per function;
+// `stack_exceeded` tells whether a part failed for a stack over 512 bytes.
+Result<CompiledObject> compile_with_budget(const ast::Program &program, const sema::SemaInfo &sema,
+                                           const CodegenOptions &options, uint64_t stack_budget,
+                                           std::atomic<bool> &stack_exceeded) {
   // -d ir/asm show one module, as written.
   const unsigned threads =
       options.keep_ir || options.keep_asm ? 1 : std::max(1u, options.threads);
@@ -166,7 +172,7 @@ Result<CompiledObject> compile(const ast::Program &program, const sema::SemaInfo
       workers.emplace_back([&, part] { parts[part] = compile_part(part); });
   };
   compile_part = [&](unsigned part) -> std::optional<Result<CompiledObject>> {
-    auto build = lower_script(program, sema, options);
+    auto build = lower_script(program, sema, options, stack_budget);
     if (!build)  // every thread meets the same error: part 0 reports it
       return part == 0 ? std::optional<Result<CompiledObject>>(build.error()) : std::nullopt;
     PartitionPlan own = plan_partitions(*(*build)->module, threads);
@@ -178,7 +184,10 @@ Result<CompiledObject> compile(const ast::Program &program, const sema::SemaInfo
       if (!start_early)
         start_parts(1, own.parts);
     }
-    return finish_part(**build, options, own, part);
+    auto finished = finish_part(**build, options, own, part);
+    if ((*build)->stack_exceeded)
+      stack_exceeded = true;
+    return finished;
   };
   if (start_early)
     start_parts(1, helpers + 1);
@@ -208,6 +217,24 @@ Result<CompiledObject> compile(const ast::Program &program, const sema::SemaInfo
   out.elf = std::move(*linked);
   out.parts = plan.parts;
   return out;
+}
+
+}  // namespace
+
+// Values too large for the BPF stack move to scratch memory, never fail: lowering keeps value
+// slots within kStackBudget of each function's 512 bytes, which leaves room for LLVM's spills
+// and the inlined stdlib's locals in all but unusual functions (41 string constants stored in
+// a map in one BEGIN: capable.bt). When the back end still finds a stack over 512 bytes, the
+// script compiles again with every value slot in scratch pages; only if that fails too is it an
+// error (a caret on the probe, backend_error.h).
+Result<CompiledObject> compile(const ast::Program &program, const sema::SemaInfo &sema,
+                               const CodegenOptions &options) {
+  std::atomic<bool> stack_exceeded = false;
+  auto compiled = compile_with_budget(program, sema, options, kStackBudget, stack_exceeded);
+  if (compiled || !stack_exceeded)
+    return compiled;
+  stack_exceeded = false;
+  return compile_with_budget(program, sema, options, 0, stack_exceeded);
 }
 
 }  // namespace rbt::codegen

@@ -377,6 +377,11 @@ llvm::Value *Lowering::lower_cpid(const Builtin &) {
 }
 
 llvm::Value *Lowering::lower_func(const Builtin &node) {
+  if (type_of(&node).kind == TypeKind::Symbol) {  // a kprobe's: the traced function's address
+    llvm::Value *slot = value_slot(16, "func");
+    b_.CreateStore(b_.call_helper(BPF_FUNC_get_func_ip, b_.getInt64Ty(), {ctx()}), slot);
+    return slot;
+  }
   llvm::Value *slot = value_slot(type_of(&node).size, "func");
   b_.store_bytes(slot, probe_->func.substr(probe_->func.find(':') + 1));
   return slot;

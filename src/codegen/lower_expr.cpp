@@ -44,7 +44,8 @@ llvm::Value *Lowering::lower_expr(const Expr &expr) {
   case NodeKind::Var: {
     auto &v = static_cast<const Var &>(expr);
     const sema::VarInfo *var = sema_.vars.at(&v);
-    llvm::Value *slot = vars_.at(var);
+    llvm::Value *slot = var_slot(var);
+    assert(slot && "the checker let a variable be read before it has a slot");
     if (var->type.is_scalar())
       return b_.load_int(slot, var->type.size, var->type.is_signed);
     return slot;

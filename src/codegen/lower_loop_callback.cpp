@@ -8,12 +8,16 @@
 // walked iteration by iteration until the verifier gives up.
 //
 // A callback cannot see its caller's registers, so what the body needs from the probe travels
-// in a context struct on the probe's stack: the probe's ctx pointer (for args, reg(), stacks),
-// then a copy of every small scratch variable live at the loop that is on the stack, and the
-// address of every other one (long strings live in scratch pages; copying them would not fit
-// the stack, and the helper wants its context on the stack), then the range's start. The body reads and writes the
-// copies in place (the callback may access its caller's stack through the context pointer) and
-// the probe copies them back after the loop, so `$sum += $kv.1` works as in bpftrace.
+// in a context struct on the probe's stack (the helpers want it there): the probe's ctx
+// pointer (for args, reg(), stacks), the range's start, then the address of each variable of
+// the enclosing functions the body uses, in the order it first uses them (var_slot imports
+// each on that use, with a load from the context in the callback's entry block). The body
+// reads and writes those variables in place (through a pointer to the caller's stack or to a
+// scratch page), so `$sum += $kv.1` works as in bpftrace. The context grows with what the body
+// uses, not with every variable in scope: a probe with 70 variables had a 576-byte context
+// and no room left on its stack.
+
+#include <cassert>
 
 #include "lowering.h"
 
@@ -21,39 +25,34 @@ namespace rbt::codegen {
 
 using namespace ast;
 
+namespace {
+constexpr uint64_t kContextProbeCtx = 0, kContextStart = 8, kContextImports = 16;
+}  // namespace
+
+llvm::Value *Lowering::var_slot(const sema::VarInfo *var) {
+  if (auto it = vars_.find(var); it != vars_.end())
+    return it->second;
+  bool outside = false;
+  for (auto frame = imports_.rbegin(); frame != imports_.rend() && !outside; ++frame)
+    outside = (*frame)->outer->count(var) > 0;
+  if (!outside)
+    return nullptr;
+  LoopImports &imports = *imports_.back();
+  uint64_t offset = kContextImports + 8 * imports.vars.size();
+  imports.vars.push_back(var);
+  llvm::IRBuilder<> at(imports.entry->getTerminator());
+  at.SetCurrentDebugLocation(b_.getCurrentDebugLocation());
+  llvm::Value *slot = at.CreateLoad(
+      b_.getPtrTy(), at.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), imports.context, offset),
+      var->name);
+  vars_[var] = slot;
+  return slot;
+}
+
 void Lowering::lower_loop_callback(const For &stmt, bool is_range) {
   const sema::VarInfo *loop_var = sema_.vars.at(&stmt);
   const Type &kv = loop_var->type;
 
-  // The context: [probe ctx][each outer variable, 8-aligned][range start].
-  constexpr uint64_t kCopiedMax = 64;  // larger variables are shared by address
-  struct Shared {
-    const sema::VarInfo *var;
-    llvm::Value *slot;
-    uint64_t offset, size;
-    bool by_address;
-  };
-  std::vector<Shared> shared;
-  // The context lives on the probe's stack beside the probe's own values: small variables on
-  // the stack are copied into it only while it all fits, leaving room for LLVM's temporaries.
-  // The others are shared by address: a variable in scratch memory stays put while the loop
-  // runs, and the callback may reach its caller's stack through a pointer as well.
-  uint64_t size = 8 + 8 * vars_.size() + 8;  // ctx, a pointer per variable, the range's start
-  for (auto &[var, slot] : vars_) {
-    uint64_t copied = (var->type.size + 7) / 8 * 8;
-    bool fits = b_.stack_bytes() + size + copied - 8 <= kStackBudget;
-    bool by_address = var->type.size > kCopiedMax || !llvm::isa<llvm::AllocaInst>(slot) || !fits;
-    if (!by_address)
-      size += copied - 8;
-    shared.push_back({var, slot, 0, var->type.size, by_address});
-  }
-  size = 8;
-  for (auto &s : shared) {
-    s.offset = size;
-    size += s.by_address ? 8 : (s.size + 7) / 8 * 8;
-  }
-  const uint64_t lo_offset = size;
-  size += 8;
   // The bounds are evaluated once, before the loop, in the probe (as bpftrace does).
   llvm::Value *lo = nullptr, *count = nullptr;
   if (is_range) {
@@ -66,16 +65,6 @@ void Lowering::lower_loop_callback(const For &stmt, bool is_range) {
     n = b_.CreateSelect(b_.CreateICmpUGT(n, b_.getInt64(1 << 23)), b_.getInt64(1 << 23), n);
     count = n;
   }
-  llvm::Value *context = b_.stack_slot(size, "for_context");
-  b_.CreateStore(ctx(), context);
-  for (auto &s : shared) {
-    if (s.by_address)
-      b_.CreateStore(s.slot, b_.byte_ptr(context, s.offset));
-    else
-      b_.copy_bytes(b_.byte_ptr(context, s.offset), s.slot, s.size);
-  }
-  if (is_range)
-    b_.CreateStore(lo, b_.byte_ptr(context, lo_offset));
 
   // The callback, lowered with its own per-function state.
   auto *ptr = b_.getPtrTy();
@@ -86,12 +75,13 @@ void Lowering::lower_loop_callback(const For &stmt, bool is_range) {
                                           fn_->getName() + (is_range ? "_loop" : "_for"), module_);
   callback->addFnAttr(llvm::Attribute::NoUnwind);
   callback->addFnAttr(llvm::Attribute::NoInline);
+  std::vector<const sema::VarInfo *> imported;
   {
     llvm::IRBuilderBase::InsertPointGuard guard(b_);
     llvm::DebugLoc saved_loc = b_.getCurrentDebugLocation();
     auto saved_fn = fn_;
     auto saved_ctx = ctx_;
-    auto saved_vars = vars_;
+    VarSlots saved_vars = std::move(vars_);
     auto saved_loops = loops_;
     auto saved_pages = pages_;
     auto saved_tail = setup_tail_;
@@ -115,15 +105,15 @@ void Lowering::lower_loop_callback(const For &stmt, bool is_range) {
     b_.SetInsertPoint(start);
 
     llvm::Value *cb_context = callback->getArg(is_range ? 1 : 3);
-    ctx_ = b_.CreateLoad(ptr, cb_context, "probe_ctx");
+    LoopImports imports{&saved_vars, cb_context, entry, {}};
+    imports_.push_back(&imports);
+    ctx_ = b_.CreateLoad(ptr, b_.byte_ptr(cb_context, kContextProbeCtx), "probe_ctx");
     vars_.clear();
-    for (auto &s : shared)
-      vars_[s.var] = s.by_address ? b_.CreateLoad(ptr, b_.byte_ptr(cb_context, s.offset))
-                                  : b_.byte_ptr(cb_context, s.offset);
     if (is_range) {
       // $i: the range's start plus the iteration's index.
       llvm::Value *slot = b_.stack_slot(8, loop_var->name);
-      llvm::Value *start_value = b_.CreateLoad(b_.getInt64Ty(), b_.byte_ptr(cb_context, lo_offset));
+      llvm::Value *start_value =
+          b_.CreateLoad(b_.getInt64Ty(), b_.byte_ptr(cb_context, kContextStart));
       b_.CreateStore(b_.CreateAdd(start_value, callback->getArg(0)), slot);
       vars_[loop_var] = slot;
     } else {
@@ -145,6 +135,8 @@ void Lowering::lower_loop_callback(const For &stmt, bool is_range) {
     b_.CreateRet(llvm::ConstantInt::get(callback_ret_, 1));  // 1: break
     // The callback's own scratch pages (a long string in the body): sized and zeroed on entry.
     finish_scratch_pages();
+    imports_.pop_back();
+    imported = std::move(imports.vars);
 
     fn_ = saved_fn;
     ctx_ = saved_ctx;
@@ -158,6 +150,17 @@ void Lowering::lower_loop_callback(const For &stmt, bool is_range) {
     b_.SetCurrentDebugLocation(saved_loc);
   }
 
+  // The context: [probe ctx][range start][address of each variable the body imported].
+  llvm::Value *context = b_.stack_slot(kContextImports + 8 * imported.size(), "for_context");
+  b_.CreateStore(ctx(), b_.byte_ptr(context, kContextProbeCtx));
+  if (is_range)
+    b_.CreateStore(lo, b_.byte_ptr(context, kContextStart));
+  for (size_t i = 0; i < imported.size(); i++) {
+    llvm::Value *slot = var_slot(imported[i]);  // in a nested loop, imported from further out
+    assert(slot && "a loop body imported a variable its caller does not have");
+    b_.CreateStore(slot, b_.byte_ptr(context, kContextImports + 8 * i));
+  }
+
   if (is_range) {
     b_.call_helper(BPF_FUNC_loop, b_.getInt64Ty(), {count, callback, context, b_.getInt64(0)});
   } else {
@@ -165,9 +168,6 @@ void Lowering::lower_loop_callback(const For &stmt, bool is_range) {
     b_.call_helper(BPF_FUNC_for_each_map_elem, b_.getInt64Ty(),
                    {resources_.map_global(map.name), callback, context, b_.getInt64(0)});
   }
-  for (auto &s : shared)
-    if (!s.by_address)
-      b_.copy_bytes(s.slot, b_.byte_ptr(context, s.offset), s.size);
 }
 
 }  // namespace rbt::codegen

@@ -24,7 +24,9 @@ uint64_t element_size(const Type &pointer) {
 llvm::Value *Lowering::lower_unary(const Unary &u) {
   if (u.op == UnaryOp::AddrOf) {
     const sema::VarInfo *var = sema_.vars.at(static_cast<const Var *>(u.operand));
-    return b_.CreatePtrToInt(vars_.at(var), b_.getInt64Ty());
+    llvm::Value *slot = var_slot(var);
+    assert(slot && "the checker let a variable's address be taken before it has a slot");
+    return b_.CreatePtrToInt(slot, b_.getInt64Ty());
   }
   llvm::Value *v = lower_expr(*u.operand);
   switch (u.op) {

@@ -85,6 +85,12 @@ void Lowering::lower_probe(const ast::Probe &probe, const ProbeDesc &desc, unsig
     libraries_.insert("usdt");
   ProbeDesc recorded = desc;
   recorded.program = fn_name;
+  const SourceRange &where =
+      probe.attach_points.empty() ? probe.range : probe.attach_points.front()->range;
+  recorded.line = where.line;
+  recorded.col = where.col;
+  recorded.end_line = where.end_line;
+  recorded.end_col = where.end_col;
   resources_.add_probe(std::move(recorded));
 
   // -p PID scopes the probes that belong to a process: uprobes and USDT probes (attached to
@@ -123,7 +129,7 @@ void Lowering::lower_probe(const ast::Probe &probe, const ProbeDesc &desc, unsig
 
 llvm::Value *Lowering::value_slot(uint64_t size, const llvm::Twine &name) {
   uint64_t rounded = (size + 7) / 8 * 8;
-  if (size <= kStackValueMax && b_.stack_bytes() + rounded <= kStackBudget)
+  if (size <= kStackValueMax && b_.stack_bytes() + rounded <= stack_budget_)
     return b_.stack_slot(size, name);
   return scratch_slot(size, name);
 }

@@ -87,10 +87,10 @@ void Lowering::lower_assign_map(const AssignMap &assign) {
 
 void Lowering::lower_assign_var(const AssignVar &assign) {
   const sema::VarInfo *var = sema_.vars.at(assign.var);
-  auto [it, inserted] = vars_.try_emplace(var, nullptr);
-  if (inserted)
-    it->second = value_slot(var->type.size, var->name);
-  store_value(it->second, var->type, *assign.value);
+  llvm::Value *slot = var_slot(var);
+  if (!slot)
+    slot = vars_[var] = value_slot(var->type.size, var->name);
+  store_value(slot, var->type, *assign.value);
 }
 
 // `let $x [= v]`: the variable's slot exists from here, holding v or zero (each time the
@@ -99,13 +99,13 @@ void Lowering::lower_var_decl(const VarDecl &decl) {
   const sema::VarInfo *var = sema_.vars.at(decl.var);
   if (var->type.is_none() || var->type.kind == TypeKind::Void)
     return;  // never given a value nor a type: nothing reads it
-  auto [it, inserted] = vars_.try_emplace(var, nullptr);
-  if (inserted)
-    it->second = value_slot(var->type.size, var->name);
+  llvm::Value *slot = var_slot(var);
+  if (!slot)
+    slot = vars_[var] = value_slot(var->type.size, var->name);
   if (decl.value)
-    store_value(it->second, var->type, *decl.value);
+    store_value(slot, var->type, *decl.value);
   else
-    b_.zero_bytes(it->second, var->type.size);
+    b_.zero_bytes(slot, var->type.size);
 }
 
 void Lowering::lower_if(const If &stmt) {

@@ -29,6 +29,11 @@ public:
   // Emits one BPF function for `probe` as attached at `desc`.
   void lower_probe(const ast::Probe &probe, const ProbeDesc &desc, unsigned index);
   void set_filter_pid(bool on) { filter_pid_ = on; }
+  // Bytes of each function's stack that value slots may take (kStackBudget); past them values
+  // go to scratch pages. 0 puts every value slot in scratch memory: compile() retries with it
+  // when the back end finds a function's stack over 512 bytes after all (LLVM's own spills and
+  // the inlined stdlib's locals come on top of the slots).
+  void set_stack_budget(uint64_t bytes) { stack_budget_ = bytes; }
   // The script's name in errorf/warnf messages ("stdin" for -e).
   void set_source_name(std::string name) { source_name_ = std::move(name); }
   // -k: every probe_read helper that fails sends a HelperError event (lower_actions.cpp).
@@ -119,8 +124,8 @@ private:
   llvm::Value *log2_bucket(llvm::Value *value, bool is_signed);
   llvm::Value *linear_bucket(llvm::Value *value, const Type &lhist);
 
-  // Memory for a value of `size` bytes: a zeroed stack slot while the function's stack has
-  // room and the value is small, else a zeroed slot in the probe's per-CPU scratch pages
+  // Memory for a value of `size` bytes: a zeroed stack slot while the function's slots fit
+  // stack_budget_ and the value is small, else a zeroed slot in the probe's per-CPU scratch pages
   // (lower_probe.cpp). Either way it is zero when the probe starts and lives until it ends.
   llvm::Value *value_slot(uint64_t size, const llvm::Twine &name = "");
   llvm::Value *scratch_slot(uint64_t size, const llvm::Twine &name);
@@ -174,7 +179,21 @@ private:
   llvm::Function *fn_ = nullptr;
   llvm::Value *ctx_ = nullptr;
   const ProbeDesc *probe_ = nullptr;
-  std::unordered_map<const sema::VarInfo *, llvm::Value *> vars_;
+  using VarSlots = std::unordered_map<const sema::VarInfo *, llvm::Value *>;
+  VarSlots vars_;
+  // A loop body lowered as a callback reaches the variables of the functions around it through
+  // its context (lower_loop_callback.cpp), each imported on its first use, so the context holds
+  // only what the body uses.
+  struct LoopImports {
+    const VarSlots *outer;    // the enclosing function's slots when the body began
+    llvm::Value *context;     // the callback's context argument
+    llvm::BasicBlock *entry;  // the callback's entry block: the imported addresses load there
+    std::vector<const sema::VarInfo *> vars;  // in the context's order
+  };
+  std::vector<LoopImports *> imports_;  // innermost loop body last
+  // The slot of `var`: this function's own, or one imported from an enclosing function; null
+  // when it has none yet (its first assignment makes it).
+  llvm::Value *var_slot(const sema::VarInfo *var);
   struct Loop {
     llvm::BasicBlock *continue_block, *break_block;
   };
@@ -194,6 +213,7 @@ private:
   std::set<std::string> libraries_;
   bool ruby_walker_ = false;
   bool filter_pid_ = false;
+  uint64_t stack_budget_ = kStackBudget;
   std::string source_name_ = "stdin";
   const ast::Expr *lowering_ = nullptr;  // the expression lower_expr is in (for -k's warnings)
   std::string error_;

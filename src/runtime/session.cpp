@@ -182,6 +182,7 @@ Status Session::load(const std::vector<char> &elf) {
     std::string vlog = verifier_lines(log_, cause);
     for (auto &p : manifest_.probes) {
       if (p.program == prog) {
+        rejected_ = &p;
         Error e = make_error("the kernel's verifier rejected probe " + p.name, cause,
                              options_.verbose ? "" : "run with -v to see the verifier's log", err);
         e.detail = vlog;

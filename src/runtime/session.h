@@ -75,6 +75,8 @@ public:
   bool exit_requested() const { return events_ && events_->exit_requested(); }
   int exit_code() const { return events_ ? events_->exit_code() : 0; }
   const std::string &verifier_log() const { return log_; }
+  // The probe whose program the kernel refused in load(), or null.
+  const ProbeDesc *rejected_probe() const { return rejected_; }
 
 private:
   bpf_program *program_for(const ProbeDesc &probe);
@@ -100,6 +102,7 @@ private:
   std::unique_ptr<NativeStacks> native_;    // nstack, rstack(native): null when unused
   ChildProcess child_;
   std::string log_;
+  const ProbeDesc *rejected_ = nullptr;
   uint64_t start_wall_ns_ = 0, start_mono_ns_ = 0;  // when the probes attached (profiles)
 };
 

@@ -249,3 +249,13 @@ TEST(Sema, GetoptNeedsLiteralsAndOneDefault) {
                 .find("getopt(\"n\") has the default 1 elsewhere"),
             std::string::npos);
 }
+
+// bpftrace's func is a kernel symbol (ksym_t) in kprobes: it shares a map with ksym() values
+// (its xfsdist.bt does). In uprobes and USDT probes it stays the function's name.
+TEST(Sema, func_in_kprobes_is_a_kernel_symbol_as_in_bpftrace) {
+  Checked c("BEGIN { @name[0] = ksym(0); } kprobe:vfs_read, kretprobe:vfs_write "
+            "{ @name[tid] = func; } uprobe:/bin/sh:main { @u = func; }");
+  ASSERT_TRUE(c.ok) << c.errors();
+  EXPECT_EQ(c.info.maps.at("@name").value.kind, rbt::TypeKind::Symbol);
+  EXPECT_EQ(c.info.maps.at("@u").value.kind, rbt::TypeKind::String);
+}

@@ -282,10 +282,14 @@ Type TypeChecker::check_cpid(const Builtin &node) {
   return u32();
 }
 
-// The probed function's name: a constant per attach point.
+// The probed function: in kprobes a kernel symbol (ksym), as in bpftrace, so that it shares a
+// map with ksym() values (bpftrace's xfsdist.bt); elsewhere its name, a constant per attach
+// point.
 Type TypeChecker::check_func(const Builtin &node) {
   size_t longest = 0;
+  bool kernel = !info_.probes[probe_].empty();
   for (auto &p : info_.probes[probe_]) {
+    kernel = kernel && (p.kind == ProbeKind::Kprobe || p.kind == ProbeKind::Kretprobe);
     if (p.kind != ProbeKind::Uprobe && p.kind != ProbeKind::Uretprobe &&
         p.kind != ProbeKind::Kprobe && p.kind != ProbeKind::Kretprobe &&
         p.kind != ProbeKind::Usdt) {
@@ -295,7 +299,7 @@ Type TypeChecker::check_func(const Builtin &node) {
     }
     longest = std::max(longest, p.func.size());
   }
-  return Type::string(static_cast<uint32_t>(longest + 1));
+  return kernel ? Type::symbol(false) : Type::string(static_cast<uint32_t>(longest + 1));
 }
 
 // has_key(@m, key...): whether the map holds the key.

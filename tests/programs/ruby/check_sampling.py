@@ -3,6 +3,7 @@
 each thread's stacks show only its own method (spin_ruby for rb_spin, squeeze_zlib for rb_zlib).
 
 usage: check_sampling.py RBT WORKLOAD.rb [--thread-lookup=list]"""
+import os
 import re
 import subprocess
 import sys
@@ -16,14 +17,19 @@ OWN = {"rb_spin": "spin_ruby", "rb_zlib": "squeeze_zlib"}
 
 def main():
     (rbt, workload), lookup = thread_lookup.parse(sys.argv)
-    # System-wide, as a profiler is used: rbt discovers the Ruby process by itself.
-    ruby = subprocess.Popen(["ruby", workload, "3"])
+    # System-wide, as a profiler is used: rbt discovers the Ruby process by itself. The
+    # workload outlives rbt's start and its 2 s of sampling; a sanitized rbt
+    # (RBT_TEST_TIMEOUT_SCALE, scripts/sanitize) starts several times slower, and with a fixed
+    # 3 s the workload had ended before rbt sampled it.
+    scale = float(os.environ.get("RBT_TEST_TIMEOUT_SCALE", "1"))
+    ruby = subprocess.Popen(["ruby", workload, str(3 * scale)])
     try:
         run = subprocess.run([rbt, *thread_lookup.rbt_flags(lookup),
                               "-e", PROG + " interval:ms:2000 { exit(); }"],
-                             capture_output=True, text=True, timeout=60,
+                             capture_output=True, text=True, timeout=60 * scale,
                              env=thread_lookup.rbt_env(lookup))
     finally:
+        ruby.kill()
         ruby.wait()
     if run.returncode != 0:
         print(run.stderr)

@@ -90,11 +90,14 @@ def main():
             rbt_proc = subprocess.Popen([rbt] + args, env=env,
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                         text=True)
+            # An error exits at once: within 2 s, or a sanitized rbt's several times that
+            # (RBT_TEST_TIMEOUT_SCALE, scripts/sanitize), which a fixed 2 s interrupted mid-start.
+            scale = float(os.environ.get("RBT_TEST_TIMEOUT_SCALE", "1"))
             try:
-                out, err = rbt_proc.communicate(timeout=2)  # an error exits at once
+                out, err = rbt_proc.communicate(timeout=2 * scale)
             except subprocess.TimeoutExpired:
                 rbt_proc.send_signal(signal.SIGINT)
-                out, err = rbt_proc.communicate(timeout=20)
+                out, err = rbt_proc.communicate(timeout=20 * scale)
             run = subprocess.CompletedProcess(rbt_proc.args, rbt_proc.returncode, out, err)
         finally:
             target.kill()
