@@ -54,6 +54,8 @@ void Lowering::lower_loop_callback(const For &stmt, bool is_range) {
   }
   const uint64_t lo_offset = size;
   size += 8;
+  const uint64_t returned_offset = size;  // the address of the probe's "returned" flag
+  size += 8;
   // The bounds are evaluated once, before the loop, in the probe (as bpftrace does).
   llvm::Value *lo = nullptr, *count = nullptr;
   if (is_range) {
@@ -76,6 +78,10 @@ void Lowering::lower_loop_callback(const For &stmt, bool is_range) {
   }
   if (is_range)
     b_.CreateStore(lo, b_.byte_ptr(context, lo_offset));
+  if (!returned_)
+    returned_ = b_.stack_slot(8, "returned", false);  // in the probe; callbacks get its address
+  b_.CreateStore(b_.getInt64(0), returned_);  // here, as the first loop may be in a branch
+  b_.CreateStore(returned_, b_.byte_ptr(context, returned_offset));
 
   // The callback, lowered with its own per-function state.
   auto *ptr = b_.getPtrTy();
@@ -96,6 +102,7 @@ void Lowering::lower_loop_callback(const For &stmt, bool is_range) {
     auto saved_pages = pages_;
     auto saved_tail = setup_tail_;
     bool saved_in_callback = in_callback_;
+    llvm::Value *saved_returned = returned_;
     llvm::Type *saved_ret = callback_ret_;
     uint64_t saved_stack = b_.stack_bytes();
 
@@ -116,6 +123,7 @@ void Lowering::lower_loop_callback(const For &stmt, bool is_range) {
 
     llvm::Value *cb_context = callback->getArg(is_range ? 1 : 3);
     ctx_ = b_.CreateLoad(ptr, cb_context, "probe_ctx");
+    returned_ = b_.CreateLoad(ptr, b_.byte_ptr(cb_context, returned_offset), "returned");
     vars_.clear();
     for (auto &s : shared)
       vars_[s.var] = s.by_address ? b_.CreateLoad(ptr, b_.byte_ptr(cb_context, s.offset))
@@ -130,7 +138,13 @@ void Lowering::lower_loop_callback(const For &stmt, bool is_range) {
       // $kv: the entry's key and value, copied into a tuple of the checker's layout.
       llvm::Value *kv_slot = value_slot(kv.size, loop_var->name);
       b_.copy_bytes(b_.byte_ptr(kv_slot, kv.offsets[0]), callback->getArg(1), kv.elems[0].size);
-      b_.copy_bytes(b_.byte_ptr(kv_slot, kv.offsets[1]), callback->getArg(2), kv.elems[1].size);
+      auto &map = static_cast<const MapRef &>(*stmt.lo);
+      const MapDesc &desc = resources_.map_desc(map.name);
+      if (desc.value.is_aggregation())  // the value on this CPU is only a share: combine them
+        b_.CreateStore(read_aggregation(desc, callback->getArg(1)),
+                       b_.byte_ptr(kv_slot, kv.offsets[1]));
+      else
+        b_.copy_bytes(b_.byte_ptr(kv_slot, kv.offsets[1]), callback->getArg(2), kv.elems[1].size);
       vars_[loop_var] = kv_slot;
     }
 
@@ -153,6 +167,7 @@ void Lowering::lower_loop_callback(const For &stmt, bool is_range) {
     pages_ = std::move(saved_pages);
     setup_tail_ = saved_tail;
     in_callback_ = saved_in_callback;
+    returned_ = saved_returned;
     callback_ret_ = saved_ret;
     b_.set_stack_bytes(saved_stack);
     b_.SetCurrentDebugLocation(saved_loc);
@@ -168,6 +183,14 @@ void Lowering::lower_loop_callback(const For &stmt, bool is_range) {
   for (auto &s : shared)
     if (!s.by_address)
       b_.copy_bytes(s.slot, b_.byte_ptr(context, s.offset), s.size);
+  // The body ran `return` or `exit()`: this loop's function returns as well.
+  auto *returned = new_block("loop_returned");
+  auto *done = new_block("loop_done");
+  b_.CreateCondBr(b_.CreateICmpNE(b_.CreateLoad(b_.getInt64Ty(), returned_), b_.getInt64(0)),
+                  returned, done);
+  b_.SetInsertPoint(returned);
+  b_.CreateRet(in_callback_ ? llvm::ConstantInt::get(callback_ret_, 1) : b_.getInt32(0));
+  b_.SetInsertPoint(done);
 }
 
 }  // namespace rbt::codegen
