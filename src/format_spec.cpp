@@ -90,7 +90,7 @@ bool format_accepts(char conversion, const Type &t) {
     return t.is_buffer();
   case 's':
     return t.is_scalar() || t.is_string() || t.is_tuple() || t.is_stack() || t.is_buffer() ||
-           t.is_array() || t.is_rendered();
+           t.is_array() || t.is_struct() || t.is_rendered();
   default:
     return t.is_scalar();
   }

@@ -24,6 +24,9 @@ struct FieldLayout {
                           // "char"); as written in C otherwise
   std::shared_ptr<FieldLayout> pointee;  // Pointer: what it points to (Int/Record/Other)
   uint32_t count = 0;     // arrays: number of elements
+  // Arrays: one element's layout, when known (`int y[2][3]`: an Array of 2 whose element is an
+  // Array of 3 ints; `int *z[4]`: its element is a Pointer).
+  std::shared_ptr<FieldLayout> element;
 };
 
 struct RecordLayout {

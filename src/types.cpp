@@ -73,7 +73,8 @@ uint32_t Type::align() const {
     return 1;
   case TypeKind::Array:
     return elems[0].align();
-  case TypeKind::Tuple: {
+  case TypeKind::Tuple:
+  case TypeKind::Struct: {
     uint32_t a = 1;
     for (auto &e : elems)
       a = std::max(a, e.align());
@@ -174,6 +175,18 @@ Type Type::cgroup_path() { return sized(TypeKind::CgroupPath, 16); }
 
 Type Type::inet() { return sized(TypeKind::Inet, 24); }
 
+Type Type::struct_value(std::string name, uint32_t size, std::vector<Type> fields,
+                        std::vector<uint32_t> offsets, std::vector<std::string> names) {
+  Type t;
+  t.kind = TypeKind::Struct;
+  t.record = std::move(name);
+  t.size = size;
+  t.elems = std::move(fields);
+  t.offsets = std::move(offsets);
+  t.field_names = std::move(names);
+  return t;
+}
+
 Type Type::array(Type elem, uint32_t count) {
   Type t;
   t.kind = TypeKind::Array;
@@ -210,7 +223,7 @@ bool Type::compatible(const Type &o) const {
     return lhist_min == o.lhist_min && lhist_max == o.lhist_max && lhist_step == o.lhist_step;
   if (kind == TypeKind::Hist)
     return hist_k == o.hist_k;
-  if (kind == TypeKind::Array)
+  if (kind == TypeKind::Array || kind == TypeKind::Struct)
     return *this == o;
   return true;
 }
@@ -251,6 +264,7 @@ std::string Type::name() const {
   case TypeKind::Pointer:
     return (elems.empty() || elems[0].is_none() ? std::string("void") : elems[0].name()) + " *";
   case TypeKind::Record:
+  case TypeKind::Struct:
     return "struct " + record;
   case TypeKind::Symbol:
     return stack_kind == StackKind::User ? "usym_t" : "ksym_t";
@@ -309,7 +323,7 @@ bool Type::operator==(const Type &o) const {
          hist_k == o.hist_k &&
          record == o.record && user_space == o.user_space && remote == o.remote &&
          stack_kind == o.stack_kind && stack_mode == o.stack_mode && stack_depth == o.stack_depth &&
-         count == o.count;
+         count == o.count && field_names == o.field_names;
 }
 
 uint64_t histogram_buckets(const Type &value) {

@@ -28,6 +28,9 @@ enum class TypeKind : uint8_t {
   MacAddr,      // macaddr(): {u8 address[6], u8 pad[2]}, printed AA:BB:CC:DD:EE:FF
   CgroupPath,   // cgroup_path(): {u64 filter index, u64 cgroup id}, its paths found by user space
   Array,      // a C array: `count` elements of elems[0] (pton(), `__u8 saddr[4]`)
+  // A C struct's bytes held by value (`$s = *p`, `@s = *p`): `record` names it; elems, offsets
+  // and field_names are its fields as C lays them out.
+  Struct,
   // Aggregations: only ever the value of a map.
   Count,
   Sum,
@@ -59,6 +62,7 @@ struct Type {
   StackMode stack_mode = StackMode::Bpftrace;
   uint32_t stack_depth = 0;
   uint32_t count = 0;  // Array: number of elements
+  std::vector<std::string> field_names;  // Struct: the name of each of elems
 
   static Type none() { return {}; }
   static Type void_type();
@@ -81,6 +85,8 @@ struct Type {
   static Type mac_addr();
   static Type cgroup_path();
   static Type array(Type elem, uint32_t count);
+  static Type struct_value(std::string name, uint32_t size, std::vector<Type> fields,
+                           std::vector<uint32_t> offsets, std::vector<std::string> names);
 
   bool is_none() const { return kind == TypeKind::None; }
   bool is_int() const { return kind == TypeKind::Int || kind == TypeKind::Bool; }
@@ -91,6 +97,7 @@ struct Type {
   bool is_stack() const { return kind == TypeKind::Stack; }
   bool is_buffer() const { return kind == TypeKind::Buffer; }
   bool is_array() const { return kind == TypeKind::Array; }
+  bool is_struct() const { return kind == TypeKind::Struct; }
   // Fixed bytes user space turns into text when printing (ksym, strftime, ntop, strerror,
   // username, macaddr, cgroup_path): copied whole, printable with %s, JSON strings.
   bool is_rendered() const;

@@ -6,10 +6,10 @@ namespace {
 
 // A field added to one of these structs changes its size: write and read it below, then update
 // the size here (and kFormatVersion in cache_entry.h).
-static_assert(sizeof(Type) == 144, "Type changed: update manifest_codec.cpp");
+static_assert(sizeof(Type) == 168, "Type changed: update manifest_codec.cpp");
 static_assert(sizeof(ProbeDesc) == 184, "ProbeDesc changed: update manifest_codec.cpp");
-static_assert(sizeof(MapDesc) == 416, "MapDesc changed: update manifest_codec.cpp");
-static_assert(sizeof(ActionDesc) == 192, "ActionDesc changed: update manifest_codec.cpp");
+static_assert(sizeof(MapDesc) == 464, "MapDesc changed: update manifest_codec.cpp");
+static_assert(sizeof(ActionDesc) == 216, "ActionDesc changed: update manifest_codec.cpp");
 static_assert(sizeof(StackMapDesc) == 40, "StackMapDesc changed: update manifest_codec.cpp");
 static_assert(sizeof(Manifest) == 312, "Manifest changed: update manifest_codec.cpp");
 
@@ -37,6 +37,9 @@ void write_type(ByteWriter &w, const Type &t) {
   w.u8(static_cast<uint8_t>(t.stack_mode));
   w.u32(t.stack_depth);
   w.u32(t.count);
+  w.u32(static_cast<uint32_t>(t.field_names.size()));
+  for (const std::string &name : t.field_names)
+    w.str(name);
 }
 
 Type read_type(ByteReader &r, int depth) {
@@ -72,6 +75,9 @@ Type read_type(ByteReader &r, int depth) {
   t.stack_mode = static_cast<StackMode>(stack_mode);
   t.stack_depth = r.u32();
   t.count = r.u32();
+  n = r.count(4);
+  for (uint32_t i = 0; i < n && !r.failed(); i++)
+    t.field_names.push_back(r.str());
   return t;
 }
 

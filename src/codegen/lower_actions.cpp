@@ -10,8 +10,11 @@ using namespace ast;
 void Lowering::emit_action(ActionDesc action, const std::vector<const Expr *> &args,
                            bool wakeup) {
   std::vector<Type> types;
-  for (const Expr *a : args)
-    types.push_back(sema::storage_type(type_of(a)));
+  for (const Expr *a : args) {
+    auto held = sema_.held_structs.find(a);  // print(*p): the struct's bytes
+    types.push_back(held != sema_.held_structs.end() ? held->second
+                                                     : sema::storage_type(type_of(a)));
+  }
   action.args = Type::tuple(std::move(types));
   Type layout = action.args;
   uint64_t id = resources_.add_action(std::move(action));
@@ -115,6 +118,16 @@ llvm::Value *Lowering::lower_diagnostic(const Call &call, const char *severity) 
   emit_action(std::move(action), {call.args.begin() + 1, call.args.end()});
   return nullptr;
 }
+void Lowering::runtime_warning(const SourceRange &at, const std::string &message) {
+  ActionDesc action;
+  action.kind = ActionKind::Diagnostic;
+  std::string text;
+  for (char c : message)  // the text is a printf format without arguments
+    text += c == '%' ? "%%" : std::string(1, c);
+  action.text = call_place(source_name_, at) + ": WARNING: " + text;
+  emit_action(std::move(action), {});
+}
+
 llvm::Value *Lowering::lower_errorf(const Call &call) { return lower_diagnostic(call, "ERROR"); }
 llvm::Value *Lowering::lower_warnf(const Call &call) { return lower_diagnostic(call, "WARNING"); }
 

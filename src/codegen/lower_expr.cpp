@@ -100,9 +100,8 @@ llvm::Value *Lowering::lower_binary(const Binary &bin) {
   case BinaryOp::Add: return b_.CreateAdd(l, r);
   case BinaryOp::Sub: return b_.CreateSub(l, r);
   case BinaryOp::Mul: return b_.CreateMul(l, r);
-  // BPF has unsigned division only (signed needs cpu v4), as in bpftrace.
-  case BinaryOp::Div: return b_.CreateUDiv(l, r);
-  case BinaryOp::Mod: return b_.CreateURem(l, r);
+  case BinaryOp::Div:
+  case BinaryOp::Mod: return lower_division(bin, l, r);
   case BinaryOp::BitAnd: return b_.CreateAnd(l, r);
   case BinaryOp::BitOr: return b_.CreateOr(l, r);
   case BinaryOp::BitXor: return b_.CreateXor(l, r);
@@ -118,6 +117,27 @@ llvm::Value *Lowering::lower_binary(const Binary &bin) {
   }
   assert(false && "unhandled binary operator");
   return nullptr;
+}
+
+// BPF has unsigned division only (signed needs cpu v4), as in bpftrace. A zero divisor would
+// give 0 (and `%` the dividend); bpftrace gives 1 and says so at run time.
+llvm::Value *Lowering::lower_division(const Binary &bin, llvm::Value *l, llvm::Value *r) {
+  bool div = bin.op == BinaryOp::Div;
+  if (auto *c = llvm::dyn_cast<llvm::ConstantInt>(r); c && !c->isZero())
+    return div ? b_.CreateUDiv(l, r) : b_.CreateURem(l, r);
+  llvm::Value *zero = b_.CreateICmpEQ(r, b_.getInt64(0));
+  auto *warn = new_block("divide_by_zero");
+  auto *done = new_block("divided");
+  b_.CreateCondBr(zero, warn, done);
+  b_.SetInsertPoint(warn);
+  runtime_warning(bin.range, "Divide or modulo by 0 detected. This can lead to unexpected "
+                             "results. 1 is being used as the result.");
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+  // The divisor is never 0 in the IR either (LLVM takes a division by 0 as unreachable).
+  llvm::Value *divisor = b_.CreateSelect(zero, b_.getInt64(1), r);
+  llvm::Value *q = div ? b_.CreateUDiv(l, divisor) : b_.CreateURem(l, divisor);
+  return b_.CreateSelect(zero, b_.getInt64(1), q);
 }
 
 // `a && b`, `a || b`: the right side only runs when it decides the result.
@@ -234,8 +254,14 @@ llvm::Value *Lowering::lower_tuple(const Tuple &tuple) {
 llvm::Value *Lowering::lower_field_access(const FieldAccess &fa) {
   const Type &base_type = type_of(fa.base);
   llvm::Value *base = lower_expr(*fa.base);
-  if (base_type.is_tuple()) {
-    size_t index = std::stoul(fa.field);
+  if (base_type.is_tuple() || base_type.is_struct()) {
+    // A tuple's element by number, a held struct's field by name: bytes at an offset.
+    size_t index = 0;
+    if (base_type.is_tuple())
+      index = std::stoul(fa.field);
+    else
+      while (base_type.field_names[index] != fa.field)
+        index++;
     const Type &elem = base_type.elems[index];
     llvm::Value *p = b_.byte_ptr(base, base_type.offsets[index]);
     return elem.is_scalar() ? b_.load_int(p, elem.size, elem.is_signed) : p;
@@ -290,20 +316,27 @@ llvm::Value *Lowering::lower_index(const Index &x) {
   const Type elem = array.is_string() ? Type::integer(8, true) : array.elems[0];
   const uint64_t count = array.is_string() ? array.size : array.count;
   llvm::Value *base = lower_expr(*x.base);
-  if (auto *lit = dyn_cast<IntLit>(x.index))
-    return b_.load_int(b_.byte_ptr(base, lit->value * elem.size), elem.size, elem.is_signed);
+  // An element that is itself an array (`$y[1][0]`) or a string is the address of its bytes.
+  const bool scalar = elem.is_scalar();
+  if (auto *lit = dyn_cast<IntLit>(x.index)) {
+    llvm::Value *p = b_.byte_ptr(base, lit->value * elem.size);
+    return scalar ? b_.load_int(p, elem.size, elem.is_signed) : p;
+  }
   llvm::Value *i = lower_expr(*x.index);
+  // Past the end: 0, or the bytes of a zeroed element.
+  llvm::Value *outside = scalar ? static_cast<llvm::Value *>(b_.getInt64(0))
+                                : value_slot(elem.size, "index_outside");
   llvm::BasicBlock *from = b_.GetInsertBlock();
   auto *inside = new_block("index_inside");
   auto *done = new_block("index_done");
   b_.CreateCondBr(b_.CreateICmpULT(i, b_.getInt64(count)), inside, done);
   b_.SetInsertPoint(inside);
   llvm::Value *p = b_.CreateGEP(b_.getInt8Ty(), base, b_.CreateMul(i, b_.getInt64(elem.size)));
-  llvm::Value *v = b_.load_int(p, elem.size, elem.is_signed);
+  llvm::Value *v = scalar ? b_.load_int(p, elem.size, elem.is_signed) : p;
   b_.CreateBr(done);
   b_.SetInsertPoint(done);
-  auto *phi = b_.CreatePHI(b_.getInt64Ty(), 2);
-  phi->addIncoming(b_.getInt64(0), from);
+  auto *phi = b_.CreatePHI(v->getType(), 2);
+  phi->addIncoming(outside, from);
   phi->addIncoming(v, inside);
   return phi;
 }
@@ -330,7 +363,11 @@ void Lowering::store_lowered(llvm::Value *dst, const Type &slot_type, llvm::Valu
                              const Type &value_type) {
   if (slot_type.is_scalar()) {
     b_.store_int(dst, value, slot_type.size);
-  } else if (slot_type.is_stack() || slot_type.is_rendered() || slot_type.is_array()) {
+  } else if (slot_type.is_struct() && value_type.is_record()) {
+    // `*p` of a struct pointer is its address: the struct's bytes are read from there.
+    b_.probe_read(dst, slot_type.size, value, value_type.user_space);
+  } else if (slot_type.is_stack() || slot_type.is_rendered() || slot_type.is_array() ||
+             slot_type.is_struct()) {
     b_.copy_bytes(dst, value, slot_type.size);
   } else if (slot_type.is_string() || slot_type.is_buffer()) {
     // Strings and buffers of any size unify; the rest of a wider slot is zero.
@@ -378,6 +415,8 @@ llvm::Value *Lowering::map_key(const MapRef &map, const MapDesc &desc) {
 llvm::Value *Lowering::lower_map_read(const MapRef &map) {
   const MapDesc &desc = resources_.map_desc(map.name);
   llvm::Value *key = map_key(map, desc);
+  if (desc.value.is_aggregation())
+    return read_aggregation(desc, key);
   llvm::Value *found = b_.map_lookup(resources_.map_global(map.name), key);
   const Type &t = desc.value;
   if (!t.is_scalar()) {

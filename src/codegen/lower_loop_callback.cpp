@@ -26,7 +26,9 @@ namespace rbt::codegen {
 using namespace ast;
 
 namespace {
-constexpr uint64_t kContextProbeCtx = 0, kContextStart = 8, kContextImports = 16;
+// The address of the probe's "returned" flag: `return` or `exit()` in the body ends the probe.
+constexpr uint64_t kContextProbeCtx = 0, kContextStart = 8, kContextReturned = 16,
+                   kContextImports = 24;
 }  // namespace
 
 llvm::Value *Lowering::var_slot(const sema::VarInfo *var) {
@@ -66,6 +68,10 @@ void Lowering::lower_loop_callback(const For &stmt, bool is_range) {
     count = n;
   }
 
+  // In the probe; callbacks get its address (nested loops pass it on).
+  if (!returned_)
+    returned_ = b_.stack_slot(8, "returned", false);
+
   // The callback, lowered with its own per-function state.
   auto *ptr = b_.getPtrTy();
   auto *fty = is_range
@@ -86,6 +92,7 @@ void Lowering::lower_loop_callback(const For &stmt, bool is_range) {
     auto saved_pages = pages_;
     auto saved_tail = setup_tail_;
     bool saved_in_callback = in_callback_;
+    llvm::Value *saved_returned = returned_;
     llvm::Type *saved_ret = callback_ret_;
     uint64_t saved_stack = b_.stack_bytes();
 
@@ -108,6 +115,7 @@ void Lowering::lower_loop_callback(const For &stmt, bool is_range) {
     LoopImports imports{&saved_vars, cb_context, entry, {}};
     imports_.push_back(&imports);
     ctx_ = b_.CreateLoad(ptr, b_.byte_ptr(cb_context, kContextProbeCtx), "probe_ctx");
+    returned_ = b_.CreateLoad(ptr, b_.byte_ptr(cb_context, kContextReturned), "returned");
     vars_.clear();
     if (is_range) {
       // $i: the range's start plus the iteration's index.
@@ -120,7 +128,13 @@ void Lowering::lower_loop_callback(const For &stmt, bool is_range) {
       // $kv: the entry's key and value, copied into a tuple of the checker's layout.
       llvm::Value *kv_slot = value_slot(kv.size, loop_var->name);
       b_.copy_bytes(b_.byte_ptr(kv_slot, kv.offsets[0]), callback->getArg(1), kv.elems[0].size);
-      b_.copy_bytes(b_.byte_ptr(kv_slot, kv.offsets[1]), callback->getArg(2), kv.elems[1].size);
+      auto &map = static_cast<const MapRef &>(*stmt.lo);
+      const MapDesc &desc = resources_.map_desc(map.name);
+      if (desc.value.is_aggregation())  // the value on this CPU is only a share: combine them
+        b_.CreateStore(read_aggregation(desc, callback->getArg(1)),
+                       b_.byte_ptr(kv_slot, kv.offsets[1]));
+      else
+        b_.copy_bytes(b_.byte_ptr(kv_slot, kv.offsets[1]), callback->getArg(2), kv.elems[1].size);
       vars_[loop_var] = kv_slot;
     }
 
@@ -145,16 +159,20 @@ void Lowering::lower_loop_callback(const For &stmt, bool is_range) {
     pages_ = std::move(saved_pages);
     setup_tail_ = saved_tail;
     in_callback_ = saved_in_callback;
+    returned_ = saved_returned;
     callback_ret_ = saved_ret;
     b_.set_stack_bytes(saved_stack);
     b_.SetCurrentDebugLocation(saved_loc);
   }
 
-  // The context: [probe ctx][range start][address of each variable the body imported].
+  // The context: [probe ctx][range start][returned flag's address][address of each variable
+  // the body imported].
   llvm::Value *context = b_.stack_slot(kContextImports + 8 * imported.size(), "for_context");
   b_.CreateStore(ctx(), b_.byte_ptr(context, kContextProbeCtx));
   if (is_range)
     b_.CreateStore(lo, b_.byte_ptr(context, kContextStart));
+  b_.CreateStore(b_.getInt64(0), returned_);  // here, as the first loop may be in a branch
+  b_.CreateStore(returned_, b_.byte_ptr(context, kContextReturned));
   for (size_t i = 0; i < imported.size(); i++) {
     llvm::Value *slot = var_slot(imported[i]);  // in a nested loop, imported from further out
     assert(slot && "a loop body imported a variable its caller does not have");
@@ -168,6 +186,14 @@ void Lowering::lower_loop_callback(const For &stmt, bool is_range) {
     b_.call_helper(BPF_FUNC_for_each_map_elem, b_.getInt64Ty(),
                    {resources_.map_global(map.name), callback, context, b_.getInt64(0)});
   }
+  // The body ran `return` or `exit()`: this loop's function returns as well.
+  auto *returned = new_block("loop_returned");
+  auto *done = new_block("loop_done");
+  b_.CreateCondBr(b_.CreateICmpNE(b_.CreateLoad(b_.getInt64Ty(), returned_), b_.getInt64(0)),
+                  returned, done);
+  b_.SetInsertPoint(returned);
+  b_.CreateRet(in_callback_ ? llvm::ConstantInt::get(callback_ret_, 1) : b_.getInt32(0));
+  b_.SetInsertPoint(done);
 }
 
 }  // namespace rbt::codegen

@@ -65,6 +65,7 @@ void Lowering::lower_probe(const ast::Probe &probe, const ProbeDesc &desc, unsig
   vars_.clear();
   loops_.clear();
   pages_.clear();
+  returned_ = nullptr;
   b_.reset_stack_bytes();
 
   auto *sp = debug_info_.describe_function(*fn_, probe.range.line);
@@ -228,7 +229,9 @@ void Lowering::place_scratch_addresses() {
 }
 
 void Lowering::lower_return() {
-  // A callback's 1 stops the iteration.
+  // A callback's 1 stops the iteration; the flag tells the loops around it to return too.
+  if (in_callback_)
+    b_.CreateStore(b_.getInt64(1), returned_);
   b_.CreateRet(in_callback_ ? llvm::ConstantInt::get(callback_ret_, 1) : b_.getInt32(0));
   // Anything after `return` or `exit()` lands in a block nothing branches to; LLVM drops it.
   b_.SetInsertPoint(new_block("after_return"));

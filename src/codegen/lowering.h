@@ -65,6 +65,10 @@ private:
   // `for` over a map or a range: the body becomes a callback (lower_loop_callback.cpp).
   void lower_loop_callback(const ast::For &stmt, bool is_range);
   bool in_callback_ = false;  // lowering a loop body: `exit()`/`return` end the iteration
+  // The probe's "a loop body returned" flag (an i64 slot), shared with every callback through
+  // its context: after a loop, a set flag returns from the probe (or from the enclosing loop's
+  // callback), so `return` and `exit()` in a loop end the probe, as in bpftrace.
+  llvm::Value *returned_ = nullptr;
   llvm::Type *callback_ret_ = nullptr;  // i32 (for_each_map_elem) or i64 (bpf_loop)
   // Lowering the values of an event (printf, print): an rstack there carries its own count of
   // frames cut below its depth (lower_rstack.cpp).
@@ -86,6 +90,10 @@ private:
   llvm::Value *lower_string_compare(const ast::Binary &bin);
   llvm::Value *lower_ternary(const ast::Ternary &te);
   llvm::Value *lower_map_read(const ast::MapRef &map);
+  // The value of a count/sum/min/max/avg map's `key`, its CPUs' values combined
+  // (lower_aggregation_read.cpp).
+  llvm::Value *read_aggregation(const MapDesc &desc, llvm::Value *key);
+  std::map<llvm::Function *, llvm::Value *> agg_read_contexts_;  // each function's one context
   llvm::Value *lower_tuple(const ast::Tuple &tuple);
   llvm::Value *lower_field_access(const ast::FieldAccess &fa);
   llvm::Value *lower_cast(const ast::Cast &cast);
@@ -140,7 +148,11 @@ private:
   llvm::Value *config_field(size_t offset);
   llvm::Value *ns_pid_tgid();
   // errorf/warnf: a printf to stderr behind the call's place (lower_actions.cpp).
-  llvm::Value *lower_diagnostic(const ast::Call &call, const char *severity);  // a bpf_pidns_info in rbt's pid namespace (lower_clock_ns.cpp)
+  llvm::Value *lower_diagnostic(const ast::Call &call, const char *severity);
+  // A WARNING line on stderr naming the place `at`, sent when the code here runs.
+  void runtime_warning(const SourceRange &at, const std::string &message);
+  // `a / b`, `a % b`: as in bpftrace, a zero divisor gives 1 and a runtime warning.
+  llvm::Value *lower_division(const ast::Binary &bin, llvm::Value *l, llvm::Value *r);  // a bpf_pidns_info in rbt's pid namespace (lower_clock_ns.cpp)
   llvm::Value *call_stdlib(const char *library, const char *name, std::vector<llvm::Value *> args);
 
   // Stacks

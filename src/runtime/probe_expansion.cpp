@@ -156,12 +156,16 @@ Result<std::vector<ProbeDesc>> expand_uprobe(const ProbeDesc &probe, pid_t pid) 
 }
 
 Result<std::vector<ProbeDesc>> expand_usdt(const ProbeDesc &probe, pid_t pid) {
-  auto files = resolve_binaries(probe.target, pid);
+  // With -p, an empty binary (`usdt::provider:probe`, `usdt:::probe`) is every file the
+  // process maps, as `*` is (bpftrace).
+  auto files = resolve_binaries(probe.target.empty() && pid > 0 ? "*" : probe.target, pid);
   if (!files)
     return files.error();
-  // usdt:binary:probe names no provider: any provider will do.
+  // usdt:binary:probe names no provider, usdt:binary::probe an empty one: any will do.
   size_t colon = probe.func.find(':');
   std::string provider = colon == std::string::npos ? "*" : probe.func.substr(0, colon);
+  if (provider.empty())
+    provider = "*";
   std::string name = colon == std::string::npos ? probe.func : probe.func.substr(colon + 1);
 
   std::vector<ProbeDesc> out;

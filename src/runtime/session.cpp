@@ -519,8 +519,7 @@ Status Session::print_maps() {
   }
   if (options_.profile_format)
     return write_profile(snapshots);
-  if (snapshots.empty())
-    return Ok{};
+  // The two empty lines come even when no map has entries, as bpftrace prints them at exit.
   writer_->exit_maps_begin();
   for (auto &snap : snapshots)
     writer_->map(snap, 0, 1);

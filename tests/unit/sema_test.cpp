@@ -49,8 +49,17 @@ TEST(Sema, type_errors_have_their_own_messages) {
 TEST(Sema, aggregation_outside_a_map_assignment) {
   EXPECT_EQ(first_error(Checked("BEGIN { $x = hist(1); }")),
             "hist() is an aggregation: it can only be assigned to a map, as in @x = hist(...)");
-  EXPECT_EQ(first_error(Checked("BEGIN { @c = count(); $x = @c + 1; }")),
-            "the value of @c (count_t) cannot be read in an expression; it is only printed");
+  EXPECT_EQ(first_error(Checked("BEGIN { @c = hist(1); $x = @c + 1; }")),
+            "the value of @c (hist_t) cannot be read in an expression; it is only printed");
+}
+
+TEST(Sema, count_sum_min_max_avg_read_as_integers) {
+  Checked c("BEGIN { @c = count(); @s = sum(-1); @a = avg(2); $x = @c + 1; $y = @s; "
+            "@k[@c, @a] = 1; }");
+  ASSERT_TRUE(c.ok) << c.errors();
+  EXPECT_EQ(c.info.maps.at("@k").key.name(), "(uint64, int64)");
+  EXPECT_EQ(first_error(Checked("BEGIN { @s = stats(1); $x = @s; }")),
+            "the value of @s (stats_t) cannot be read in an expression; it is only printed");
 }
 
 TEST(Sema, wrong_context_builtins) {

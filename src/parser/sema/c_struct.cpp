@@ -130,7 +130,7 @@ Result<std::shared_ptr<RecordLayout>> parse_c_struct(
     // the type (`unsigned long long`, `u64`, `struct foo`), then '*'s and an optional [N].
     std::vector<std::string> words;
     int pointers = 0;
-    uint32_t count = 0;
+    std::vector<uint32_t> dims;  // `int y[2][3]`: {2, 3}
     for (std::string t = next(); t != ";"; t = next()) {
       if (t.empty() || t == "}")
         return fail("expected ';' after a field of struct " + layout->name);
@@ -145,7 +145,7 @@ Result<std::shared_ptr<RecordLayout>> parse_c_struct(
         if (errno == ERANGE || v == 0 || v > kMaxArray)
           return fail("an array in struct " + layout->name + " must have 1 to " +
                       std::to_string(kMaxArray) + " elements");
-        count = static_cast<uint32_t>(v);
+        dims.push_back(static_cast<uint32_t>(v));
       } else if (is_identifier(t)) {
         if (t != "const" && t != "volatile" && t != "signed")
           words.push_back(t);
@@ -203,18 +203,25 @@ Result<std::shared_ptr<RecordLayout>> parse_c_struct(
       f.type_name = type;
     }
     uint32_t align = align_of(f, record);  // an array aligns as its element
-    if (count) {
+    // An array of arrays is built from the innermost dimension out: `int y[2][3]` is 2 arrays
+    // of 3 ints, and only the innermost array of chars is a string.
+    for (size_t d = dims.size(); d-- > 0;) {
+      auto element = std::make_shared<FieldLayout>(f);
+      element->name.clear();
       if (f.kind == FieldLayout::Kind::Int) {
-        f.kind = f.size == 1 ? FieldLayout::Kind::CharArray : FieldLayout::Kind::Array;
+        f.kind = f.size == 1 && d + 1 == dims.size() ? FieldLayout::Kind::CharArray
+                                                     : FieldLayout::Kind::Array;
       } else {
+        if (f.kind != FieldLayout::Kind::Array && f.kind != FieldLayout::Kind::CharArray)
+          f.type_name = (pointers ? type + " *" : "struct " + type);
         f.kind = FieldLayout::Kind::Array;
-        f.type_name = (pointers ? type + " *" : "struct " + type);
       }
-      f.count = count;
-      if (uint64_t{f.size} * count > kMaxStruct)
+      f.element = std::move(element);
+      f.count = dims[d];
+      if (uint64_t{f.size} * dims[d] > kMaxStruct)
         return fail("struct " + layout->name + " is larger than " + std::to_string(kMaxStruct) +
                     " bytes");
-      f.size *= count;
+      f.size *= dims[d];
     }
     offset = (offset + align - 1) / align * align;
     if (uint64_t{offset} + f.size > kMaxStruct)

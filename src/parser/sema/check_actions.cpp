@@ -98,6 +98,8 @@ Type TypeChecker::check_print(const Call &call) {
     return Type::none();
   }
   Type t = check_expr(first);
+  if (t.is_record() && !(t = held_value(first, t)).is_none())
+    info_.held_structs[&first] = t;  // print(*p): the struct's bytes go in the event
   if (t.is_none())
     return Type::none();
   if (!format_accepts('s', t)) {

@@ -284,8 +284,6 @@ void TypeChecker::check_stmt(const Stmt &stmt) {
     if (s.jump != JumpKind::Return && loop_depth_ == 0)
       diags_.error(s.range, std::string(s.jump == JumpKind::Break ? "'break'" : "'continue'") +
                                 " outside of a loop");
-    if (s.jump == JumpKind::Return && for_map_depth_ > 0)
-      diags_.error(s.range, "'return' inside for over a map; use 'break' to end the loop");
     break;
   }
   default:
@@ -306,10 +304,7 @@ void TypeChecker::check_assign_map(const AssignMap &assign) {
     diags_.error(assign.value->range, "this expression has no value to assign");
     return;
   }
-  if (value.is_record()) {
-    diags_.error(assign.value->range, "a struct cannot be stored in a map; store its fields");
-    return;
-  }
+  value = held_value(*assign.value, value);
   if (value.is_none())
     return;
   record_map(*assign.map, key, storage_type(value), assign.value->range);
@@ -352,11 +347,11 @@ void TypeChecker::record_map(const MapRef &map, const Type &key, const Type &val
 Type TypeChecker::check_map_key(const MapRef &map) {
   Type key;
   if (map.keys.size() == 1) {
-    key = storage_type(check_expr(*map.keys[0]));
+    key = storage_type(held_value(*map.keys[0], check_expr(*map.keys[0])));
   } else if (map.keys.size() > 1) {
     std::vector<Type> elems;
     for (const Expr *k : map.keys)
-      elems.push_back(storage_type(check_expr(*k)));
+      elems.push_back(storage_type(held_value(*k, check_expr(*k))));
     key = Type::tuple(std::move(elems));
   }
   for (const Expr *k : map.keys) {
@@ -391,11 +386,8 @@ void TypeChecker::check_assign_var(const AssignVar &assign) {
     diags_.error(assign.value->range, "an aggregation can only be stored in a map");
     return;
   }
-  if (t.is_record()) {
-    diags_.error(assign.value->range, "a struct cannot be stored in a variable; store its fields "
-                                      "or a pointer to it");
+  if (t.is_record() && (t = held_value(*assign.value, t)).is_none())
     return;
-  }
   VarInfo *var = nullptr;
   for (auto s = scopes_.rbegin(); s != scopes_.rend() && !var; ++s) {
     auto it = s->find(assign.var->name);
@@ -514,9 +506,14 @@ std::optional<int64_t> TypeChecker::const_int(const Expr &e) {
   auto it = info_.maps.find(m.name);
   if (it == info_.maps.end()) {
     unknown_map_reads_.push_back(&m);
-  } else if (it->second.value.is_aggregation()) {
-    diags_.error(m.range, "the value of " + m.name + " (" + it->second.value.name() +
-                              ") cannot be read in an expression; it is only printed");
+  } else if (const Type &v = it->second.value; v.is_aggregation()) {
+    // count, sum, min, max and avg read as the integer they print (their CPUs combined, as
+    // bpftrace coerces them); stats and histograms are only printed.
+    if (v.kind == TypeKind::Stats || v.is_histogram())
+      diags_.error(m.range, "the value of " + m.name + " (" + v.name() +
+                                ") cannot be read in an expression; it is only printed");
+    else
+      t = Type::integer(64, v.kind != TypeKind::Count && v.is_signed);
   } else {
     t = it->second.value;
   }
@@ -543,7 +540,7 @@ std::optional<int64_t> TypeChecker::const_int(const Expr &e) {
   std::vector<Type> elems;
   bool ok = true;
   for (const Expr *e : tu.elems) {
-    Type et = check_expr(*e);
+    Type et = held_value(*e, check_expr(*e));
     if (et.is_none() || et.kind == TypeKind::Void || et.is_aggregation()) {
       if (!et.is_none())
         diags_.error(e->range, "a tuple element cannot be " + et.name());
@@ -626,11 +623,9 @@ Type TypeChecker::check_expr(const Expr &expr) {
 }
 
 namespace {
-
 constexpr uint32_t kDataLocStrlen = 64;
+}  // namespace
 
-// The rbt type of a C field. `remote`: the record was reached through a pointer, so an
-// embedded struct is too; `user_space`: which memory the pointer addresses.
 Type field_type(const FieldLayout &f, bool remote, bool user_space) {
   switch (f.kind) {
   case FieldLayout::Kind::Int:
@@ -640,7 +635,14 @@ Type field_type(const FieldLayout &f, bool remote, bool user_space) {
   case FieldLayout::Kind::CharArray:
     return Type::string(f.count);
   case FieldLayout::Kind::Array: {
-    // Arrays of integers (`__u8 saddr[4]`); arrays of structs or pointers are not readable yet.
+    // An element whose layout is known: an array of arrays (`int y[2][2]`) or of pointers.
+    if (f.element && f.element->kind != FieldLayout::Kind::Record) {
+      Type elem = field_type(*f.element, remote, user_space);
+      if (elem.is_none() || elem.size * f.count != f.size)
+        return Type::none();
+      return Type::array(std::move(elem), f.count);
+    }
+    // Arrays of integers (`__u8 saddr[4]`); arrays of structs are not readable yet.
     uint32_t elem = f.count ? f.size / f.count : 0;
     bool integers = f.type_name.find("struct") == std::string::npos &&
                     f.type_name.find("union") == std::string::npos &&
@@ -665,8 +667,6 @@ Type field_type(const FieldLayout &f, bool remote, bool user_space) {
     return Type::none();
   }
 }
-
-}  // namespace
 
 bool TypeChecker::probe_reads_user_space() const {
   auto it = info_.probes.find(probe_);
@@ -708,6 +708,8 @@ const RecordLayout *TypeChecker::find_struct(const std::string &name) const {
     diags_.error(fa.range, "tuple index " + fa.field + " is out of range for " + base.name());
     return Type::none();
   }
+  if (base.is_struct())
+    return struct_field(fa, base);
   Type record;
   if (base.is_pointer() && !base.elems.empty() && base.elems[0].is_record()) {
     record = base.elems[0];  // `p.field` dereferences p, as `p->field` does (current bpftrace)
@@ -811,8 +813,9 @@ const RecordLayout *TypeChecker::find_struct(const std::string &name) const {
 }
 
 // `for ($kv : @m) { }`: $kv is (key, value) of each entry, the body a BPF callback of
-// bpf_for_each_map_elem. Aggregation maps are per-CPU, where the helper would show only this
-// CPU's share, so they are refused; `return` cannot leave the probe from inside the callback.
+// bpf_for_each_map_elem. Aggregation maps are per-CPU, where the helper shows only this CPU's
+// share: a count/sum/min/max/avg value is read as an integer, its CPUs combined (as in an
+// expression); stats and histograms are refused.
 void TypeChecker::check_for_map(const For &f) {
   auto &map = static_cast<const MapRef &>(*f.lo);
   Type kv = Type::none();
@@ -821,9 +824,12 @@ void TypeChecker::check_for_map(const For &f) {
     diags_.error(map.range, "undefined map " + map.name + " (it is never assigned)");
   } else if (it->second.key.is_none()) {
     diags_.error(map.range, "for needs a map with keys; " + map.name + " has none");
-  } else if (it->second.value.is_aggregation()) {
+  } else if (const Type &v = it->second.value;
+             v.is_aggregation() && (v.kind == TypeKind::Stats || v.is_histogram())) {
     diags_.error(map.range, "for cannot iterate " + map.name + ": its " +
                                 it->second.value.name() + " values are kept per CPU");
+  } else if (v.is_aggregation()) {
+    kv = Type::tuple({it->second.key, Type::integer(64, v.kind != TypeKind::Count && v.is_signed)});
   } else {
     kv = Type::tuple({it->second.key, it->second.value});
   }
@@ -838,9 +844,7 @@ void TypeChecker::check_for_map(const For &f) {
   info_.vars[f.var] = vit->second;
   info_.types[f.var] = kv;
   loop_depth_++;
-  for_map_depth_++;
   check_block(*f.body);
-  for_map_depth_--;
   loop_depth_--;
   scopes_.pop_back();
 }

@@ -13,6 +13,10 @@
 
 namespace rbt::sema {
 
+// The rbt type of a C field. `remote`: the record was reached through a pointer, so an
+// embedded struct is too; `user_space`: which memory the pointer addresses.
+Type field_type(const FieldLayout &f, bool remote, bool user_space);
+
 class TypeChecker {
 public:
   TypeChecker(DiagnosticEngine &diags, SemaInfo &info, const Environment &env)
@@ -45,6 +49,12 @@ private:
   Type check_unary(const ast::Unary &u);
   // What `*p` or `p[i]` reads: an integer, or a struct at the pointer's address.
   Type pointee_type(const ast::Expr &at, const Type &pointer);
+  // The type `e` (of type `t`) is stored as: `t` itself, or for a struct reached through a
+  // pointer (`*p`) its bytes as a Struct value (check_struct_values.cpp); none() after an error.
+  Type held_value(const ast::Expr &e, const Type &t);
+  Type struct_value_of(const Type &record, const ast::Expr &at, int depth);
+  // `$s.field` of a Struct value: the field's type.
+  Type struct_field(const ast::FieldAccess &fa, const Type &value);
   // `(int8[])"str"`, `(uint8[8])x`, `(uint64)$bytes`: the same bytes seen another way.
   Type check_array_cast(const ast::Cast &cast, const Type &operand);
   // Assigns a value of type `t` (the checked `value`) to `var`: the first typed assignment
@@ -76,7 +86,6 @@ private:
   bool bind_task_path(const ast::Builtin &node, const char *pointer, const char *field,
                       uint32_t field_size);
   void check_for_map(const ast::For &loop);
-  int for_map_depth_ = 0;  // inside `for ($kv : @map)` bodies (their own BPF functions)
   Type check_stack_call(const ast::Call &call, StackKind kind);
   // rlabel/rpath/rline's ([stack, ]index) arguments (check_rstack.cpp); false after an error.
   bool check_rframe_args(const ast::Call &call, const std::string &name);

@@ -155,6 +155,14 @@ std::string json_value(const Type &t, const uint8_t *p) {
     for (size_t i = 0; i < t.elems.size(); i++)
       items.push_back(json_value(t.elems[i], p + t.offsets[i]));
     return array(items);
+  case TypeKind::Struct: {
+    // An object of the fields, in their order.
+    std::string s = "{";
+    for (size_t i = 0; i < t.elems.size(); i++)
+      s += (i ? ", " : "") + json_string(t.field_names[i]) + ": " +
+           json_value(t.elems[i], p + t.offsets[i]);
+    return s + "}";
+  }
   default:
     return "null";
   }

@@ -145,6 +145,13 @@ std::string format_value(const Type &t, const uint8_t *p) {
       s += (i ? "," : "") + format_value(t.elems[0], p + i * t.elems[0].size);
     return s + "]";
   }
+  case TypeKind::Struct: {
+    // { .m = 2, .n = 3 }, as bpftrace prints a struct.
+    std::string s = "{ ";
+    for (size_t i = 0; i < t.elems.size(); i++)
+      s += (i ? ", ." : ".") + t.field_names[i] + " = " + format_value(t.elems[i], p + t.offsets[i]);
+    return s + " }";
+  }
   case TypeKind::Bool:
     return load_int(t, p) ? "true" : "false";
   case TypeKind::Int: {
