@@ -1,5 +1,6 @@
 #include "header_macros.h"
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -38,11 +39,13 @@ bool integer_literal(std::string v, std::string &out) {
   return true;
 }
 
-void read_defines(const std::string &header, std::map<std::string, std::string> &raw) {
+// False when the C preprocessor did not find the header.
+bool read_defines(const std::string &header, std::map<std::string, std::string> &raw) {
   char path[] = "/tmp/rbt_header_XXXXXX";
   int fd = mkstemp(path);
   if (fd < 0)
-    return;
+    return true;  // no verdict: nothing was tried
+  bool found = true;
   std::string include = "#include <" + header + ">\n";
   bool written = write(fd, include.data(), include.size()) == static_cast<ssize_t>(include.size());
   close(fd);
@@ -63,20 +66,22 @@ void read_defines(const std::string &header, std::map<std::string, std::string> 
           value.pop_back();
         raw[line.substr(0, sp)] = value;
       }
-      pclose(p);
+      int status = pclose(p);
+      found = !(WIFEXITED(status) && WEXITSTATUS(status) != 0);
     }
   }
   unlink(path);
+  return found;
 }
 
 }  // namespace
 
 HeaderMacros read_header_macros(const std::vector<std::string> &headers) {
   std::map<std::string, std::string> raw;
-  for (const std::string &h : headers)
-    if (plain_header_name(h))
-      read_defines(h, raw);
   HeaderMacros out;
+  for (const std::string &h : headers)
+    if (plain_header_name(h) && !read_defines(h, raw))
+      out.missing.insert(h);
   for (auto &[name, value] : raw) {
     // Constants are upper case; the compiler's own (linux, unix, __x86_64__) must never
     // replace a word of the script.

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "types.h"
@@ -138,6 +139,12 @@ struct ActionDesc {
   int map = -1;      // index into Manifest::maps for Print/Clear/Zero
 };
 
+// A C enum the script defines: the names its values print as (Type::enum_name).
+struct EnumDesc {
+  std::string name;
+  std::vector<std::pair<std::string, int64_t>> values;  // in the order written
+};
+
 // What a probe that does not exist or cannot attach does (bpftrace's missing_probes config).
 enum class MissingProbes : uint8_t { Error, Warn, Ignore };
 
@@ -150,6 +157,7 @@ struct Manifest {
   std::vector<std::string> strftime_formats;
   // cgroup_path() filters ("*" without one); a CgroupPath value holds an index into this.
   std::vector<std::string> cgroup_path_filters;
+  std::vector<EnumDesc> enums;  // the script's enums that some printed value holds
   std::string seen_pids_name = "seen_pids";
   // A one-entry array of RuntimeConfig the runtime fills before BEGIN (when present).
   std::string config_name = "rbt_config";

@@ -32,6 +32,7 @@ struct FieldLayout {
 struct RecordLayout {
   std::string name;
   uint32_t size = 0;
+  uint32_t align = 0;  // bytes; 0 when unknown (BTF records: judged by their members)
   std::vector<FieldLayout> fields;
 
   const FieldLayout *find(const std::string &field) const {

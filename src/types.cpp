@@ -232,7 +232,10 @@ Type Type::unify(const Type &a, const Type &b) {
   if (a.is_int() && b.is_int()) {
     if (a.kind == TypeKind::Bool && b.kind == TypeKind::Bool)
       return a;
-    return integer(8 * std::max({a.size, b.size, 1u}), a.is_signed || b.is_signed);
+    Type t = integer(8 * std::max({a.size, b.size, 1u}), a.is_signed || b.is_signed);
+    if (a.enum_name == b.enum_name)  // an enum's values mixed with others: plain numbers
+      t.enum_name = a.enum_name;
+    return t;
   }
   if (a.kind == TypeKind::String)
     return string(std::max(a.size, b.size));
@@ -323,7 +326,7 @@ bool Type::operator==(const Type &o) const {
          hist_k == o.hist_k &&
          record == o.record && user_space == o.user_space && remote == o.remote &&
          stack_kind == o.stack_kind && stack_mode == o.stack_mode && stack_depth == o.stack_depth &&
-         count == o.count && field_names == o.field_names;
+         count == o.count && field_names == o.field_names && enum_name == o.enum_name;
 }
 
 uint64_t histogram_buckets(const Type &value) {

@@ -63,6 +63,10 @@ struct Type {
   uint32_t stack_depth = 0;
   uint32_t count = 0;  // Array: number of elements
   std::vector<std::string> field_names;  // Struct: the name of each of elems
+  // Int: the C enum (defined in the script) whose values it holds; text output prints the
+  // enumerator's name for a value that has one (printf's %s too), as bpftrace does. Arithmetic
+  // gives a plain integer. Anonymous enums have a name of their own ("enum#2").
+  std::string enum_name;
 
   static Type none() { return {}; }
   static Type void_type();

@@ -6,12 +6,12 @@ namespace {
 
 // A field added to one of these structs changes its size: write and read it below, then update
 // the size here (and kFormatVersion in cache_entry.h).
-static_assert(sizeof(Type) == 168, "Type changed: update manifest_codec.cpp");
+static_assert(sizeof(Type) == 200, "Type changed: update manifest_codec.cpp");
 static_assert(sizeof(ProbeDesc) == 184, "ProbeDesc changed: update manifest_codec.cpp");
-static_assert(sizeof(MapDesc) == 464, "MapDesc changed: update manifest_codec.cpp");
-static_assert(sizeof(ActionDesc) == 216, "ActionDesc changed: update manifest_codec.cpp");
+static_assert(sizeof(MapDesc) == 528, "MapDesc changed: update manifest_codec.cpp");
+static_assert(sizeof(ActionDesc) == 248, "ActionDesc changed: update manifest_codec.cpp");
 static_assert(sizeof(StackMapDesc) == 40, "StackMapDesc changed: update manifest_codec.cpp");
-static_assert(sizeof(Manifest) == 312, "Manifest changed: update manifest_codec.cpp");
+static_assert(sizeof(Manifest) == 336, "Manifest changed: update manifest_codec.cpp");
 
 // Types nest (tuples of tuples); a corrupt entry must not recurse until the stack runs out.
 constexpr int kMaxTypeDepth = 64;
@@ -40,6 +40,7 @@ void write_type(ByteWriter &w, const Type &t) {
   w.u32(static_cast<uint32_t>(t.field_names.size()));
   for (const std::string &name : t.field_names)
     w.str(name);
+  w.str(t.enum_name);
 }
 
 Type read_type(ByteReader &r, int depth) {
@@ -78,6 +79,7 @@ Type read_type(ByteReader &r, int depth) {
   n = r.count(4);
   for (uint32_t i = 0; i < n && !r.failed(); i++)
     t.field_names.push_back(r.str());
+  t.enum_name = r.str();
   return t;
 }
 
@@ -137,6 +139,15 @@ void write_manifest(ByteWriter &w, const Manifest &m) {
   }
   write_strings(w, m.strftime_formats);
   write_strings(w, m.cgroup_path_filters);
+  w.u32(static_cast<uint32_t>(m.enums.size()));
+  for (const EnumDesc &e : m.enums) {
+    w.str(e.name);
+    w.u32(static_cast<uint32_t>(e.values.size()));
+    for (const auto &[name, value] : e.values) {
+      w.str(name);
+      w.u64(static_cast<uint64_t>(value));
+    }
+  }
   w.str(m.seen_pids_name);
   w.str(m.config_name);
   w.str(m.scratch_name);
@@ -204,6 +215,17 @@ std::optional<Manifest> read_manifest(ByteReader &r) {
   }
   m.strftime_formats = read_strings(r);
   m.cgroup_path_filters = read_strings(r);
+  n = r.count(8);
+  for (uint32_t i = 0; i < n && !r.failed(); i++) {
+    EnumDesc e;
+    e.name = r.str();
+    uint32_t values = r.count(12);
+    for (uint32_t j = 0; j < values && !r.failed(); j++) {
+      std::string name = r.str();
+      e.values.emplace_back(std::move(name), static_cast<int64_t>(r.u64()));
+    }
+    m.enums.push_back(std::move(e));
+  }
   m.seen_pids_name = r.str();
   m.config_name = r.str();
   m.scratch_name = r.str();

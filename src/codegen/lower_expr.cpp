@@ -277,6 +277,10 @@ llvm::Value *Lowering::lower_field_access(const FieldAccess &fa) {
       found = f;
   const FieldLayout &field = *found;
   bool user = base_type.user_space;
+  if (field.bit_size)
+    return lower_bit_field(direct ? b_.CreatePtrToInt(b_.byte_ptr(base, field.offset), b_.getInt64Ty())
+                                  : b_.CreateAdd(base, b_.getInt64(field.offset)),
+                           field, direct ? false : user, fa.field);
   if (direct) {
     llvm::Value *p = b_.byte_ptr(base, field.offset);
     if (t.is_record())
@@ -303,6 +307,20 @@ llvm::Value *Lowering::lower_field_access(const FieldAccess &fa) {
   llvm::Value *slot = value_slot(t.size, fa.field);
   b_.probe_read(slot, t.size, addr, user);
   return t.is_scalar() ? b_.load_int(slot, t.size, t.is_signed) : slot;
+}
+
+// A bit field: the bytes that hold it (at most 8: the checker saw to it) are read into a
+// zeroed u64, shifted down and masked (unsigned, as bpftrace reads them).
+llvm::Value *Lowering::lower_bit_field(llvm::Value *addr, const FieldLayout &field, bool user,
+                                       const std::string &name) {
+  uint32_t bytes = (field.bit_offset + field.bit_size + 7) / 8;
+  llvm::Value *slot = value_slot(8, name);
+  b_.CreateStore(b_.getInt64(0), slot);
+  b_.probe_read(slot, bytes, addr, user);
+  llvm::Value *v = b_.CreateLShr(b_.load_int(slot, 8, false), b_.getInt64(field.bit_offset));
+  if (field.bit_size >= 64)
+    return v;
+  return b_.CreateAnd(v, b_.getInt64((uint64_t{1} << field.bit_size) - 1));
 }
 
 // Arrays are bytes in memory (a slot, the context); an element is a load at its offset. A

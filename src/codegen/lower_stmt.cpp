@@ -41,7 +41,9 @@ void Lowering::lower_stmt(const Stmt &stmt) {
     break;
   case NodeKind::Unroll: {
     auto &u = static_cast<const Unroll &>(stmt);
-    for (uint64_t i = 0; i < u.count; i++)
+    auto resolved = sema_.constants.find(&u);  // `unroll ($1)`
+    uint64_t count = resolved != sema_.constants.end() ? resolved->second : u.count;
+    for (uint64_t i = 0; i < count; i++)
       lower_block(*u.body);
     break;
   }

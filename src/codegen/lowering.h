@@ -96,6 +96,8 @@ private:
   std::map<llvm::Function *, llvm::Value *> agg_read_contexts_;  // each function's one context
   llvm::Value *lower_tuple(const ast::Tuple &tuple);
   llvm::Value *lower_field_access(const ast::FieldAccess &fa);
+  llvm::Value *lower_bit_field(llvm::Value *addr, const FieldLayout &field, bool user,
+                               const std::string &name);
   llvm::Value *lower_cast(const ast::Cast &cast);
   llvm::Value *lower_index(const ast::Index &index);
   // lower_pointers.cpp: `*p`, `&$x`, `p[i]`, `p + n`, casts to and from integer arrays.

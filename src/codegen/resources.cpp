@@ -37,6 +37,8 @@ Resources::Resources(DebugInfo &debug_info, const sema::SemaInfo &sema) : debug_
     manifest_.maps.push_back(std::move(desc));
   }
   manifest_.print_maps_on_exit = sema.config.print_maps_on_exit;
+  for (const auto &[name, e] : sema.script_enums)  // values print as their enumerators
+    manifest_.enums.push_back(e);
   manifest_.missing_probes = sema.config.missing_probes;
   ringbuf_ = debug_info.define_map(manifest_.ringbuf_name, BPF_MAP_TYPE_RINGBUF, kRingbufBytes,
                                    0, 0);

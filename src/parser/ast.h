@@ -295,9 +295,11 @@ struct For : Stmt {
 // `unroll (N) { }`: the body repeated N times at compile time.
 struct Unroll : Stmt {
   static constexpr NodeKind Kind = NodeKind::Unroll;
-  Unroll(SourceRange r, uint64_t count, Block *body) : Stmt(Kind, r), count(count), body(body) {}
-  uint64_t count;
+  Unroll(SourceRange r, uint64_t count, Block *body, unsigned positional = 0)
+      : Stmt(Kind, r), count(count), body(body), positional(positional) {}
+  uint64_t count;  // with `positional`: the checker's (SemaInfo::constants)
   Block *body;
+  unsigned positional;  // `unroll ($N)`: the count is the script's argument N
 };
 
 enum class JumpKind : uint8_t { Break, Continue, Return };

@@ -319,7 +319,7 @@ private:
     }
     case NodeKind::Unroll: {
       auto *u = static_cast<const Unroll *>(st);
-      return ctx_.make<Unroll>(u->range, u->count, clone_block(u->body, s));
+      return ctx_.make<Unroll>(u->range, u->count, clone_block(u->body, s), u->positional);
     }
     case NodeKind::Jump: {
       auto *j = static_cast<const Jump *>(st);

@@ -79,9 +79,19 @@ void ParseState::add_macro(const SourceRange &range, std::string name,
   macros.push_back(ast::MacroDef{range, std::move(name), std::move(params), b->stmts, b->value});
 }
 
+void ParseState::add_config(const SourceRange &range, std::vector<ast::ConfigItem> items) {
+  if (config)
+    diags.error(range, "a second 'config = { ... }' block: give every key in one");
+  else
+    config = std::move(items);
+}
+
 void ParseState::finish(ast::Program &program) {
+  if (config)
+    program.config = std::move(*config);
   program.map_decls = std::move(map_decls);
   program.macros = std::move(macros);
+  program.structs = std::move(c_defs);
   ctx.root = &program;
 }
 
@@ -94,6 +104,63 @@ ast::BlockExpr *ParseState::block_expr(ast::Block *block) {
       stmts.pop_back();
     }
   return make<ast::BlockExpr>(block->range, std::move(stmts), value);
+}
+
+ast::Expr *ParseState::increment(const SourceRange &range, ast::Expr *target, ast::BinaryOp op,
+                                 bool prefix) {
+  // Each use of the target is a node of its own: every node keeps a single parent.
+  auto copy = [&]() -> ast::Expr * {
+    if (auto *v = ast::dyn_cast<ast::Var>(target))
+      return make<ast::Var>(v->range, v->name);
+    auto *m = static_cast<ast::MapRef *>(target);
+    return make<ast::MapRef>(m->range, m->name, m->keys);
+  };
+  ast::Expr *next = make<ast::Binary>(range, op, copy(), make<ast::IntLit>(range, 1));
+  ast::Stmt *assign;
+  if (auto *v = ast::dyn_cast<ast::Var>(target))
+    assign = make<ast::AssignVar>(range, v, next);
+  else
+    assign = make<ast::AssignMap>(range, static_cast<ast::MapRef *>(target), next);
+  ast::BinaryOp undo = op == ast::BinaryOp::Add ? ast::BinaryOp::Sub : ast::BinaryOp::Add;
+  ast::Expr *value = prefix ? copy() : make<ast::Binary>(range, undo, copy(), make<ast::IntLit>(range, 1));
+  ast::Expr *block = make<ast::BlockExpr>(range, std::vector<ast::Stmt *>{assign}, value);
+  increments_[block] = assign;
+  return block;
+}
+
+ast::Stmt *ParseState::statement_of(const SourceRange &range, ast::Expr *expr) {
+  if (auto it = increments_.find(expr); it != increments_.end())
+    return it->second;
+  return make<ast::ExprStmt>(range, expr);
+}
+
+ast::Expr *ParseState::enum_cast(const SourceRange &range, const SourceRange &keyword_range,
+                                 const std::string &keyword, const std::string &name,
+                                 ast::Expr *operand) {
+  if (keyword != "enum")
+    diags.error(keyword_range, "unknown type '" + keyword + " " + name + "' in a cast");
+  return make<ast::Cast>(range, "enum " + name, false, false, operand);
+}
+
+ast::Expr *ParseState::union_cast(const SourceRange &range, const SourceRange &keyword_range,
+                                  const std::string &keyword, const std::string &name,
+                                  ast::Expr *operand) {
+  if (keyword != "union")
+    diags.error(keyword_range, "unknown type '" + keyword + " " + name + " *' in a cast");
+  return make<ast::Cast>(range, name, true, true, operand);
+}
+
+ast::Expr *ParseState::union_size(const SourceRange &range, const SourceRange &keyword_range,
+                                  const std::string &keyword, const std::string &name) {
+  if (keyword != "union")
+    diags.error(keyword_range, "unknown type '" + keyword + " " + name + "' in sizeof");
+  return make<ast::TypeQuery>(range, nullptr, name, true, "");
+}
+
+ast::Stmt *ParseState::return_value(const SourceRange &range, ast::Expr *value) {
+  std::vector<ast::Stmt *> stmts{statement_of(value->range, value),
+                                 make<ast::Jump>(range, ast::JumpKind::Return)};
+  return make<ast::Block>(range, std::move(stmts));
 }
 
 void ParseState::check_discard(const SourceRange &range, const std::string &name) {

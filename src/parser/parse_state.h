@@ -35,6 +35,10 @@ struct ParseState {
   unsigned line = 1, col = 1;
   SourceRange token;
   int brace_depth = 0;  // inside an action block when > 0
+  // A C definition being read (lexer.l's CDEF): its text so far, its range, brace depth.
+  std::string c_def;
+  SourceRange c_def_range;
+  int c_def_depth = 0;
   // Where the lexer's input position is; Flex reads from this buffer.
   size_t input_pos = 0;
 
@@ -57,12 +61,32 @@ struct ParseState {
   // Top-level declarations seen between probes; finish() moves them into the program.
   std::vector<ast::MapDecl> map_decls;
   std::vector<ast::MacroDef> macros;
+  std::vector<ast::CStructDef> c_defs;
+  std::optional<std::vector<ast::ConfigItem>> config;
+  void add_config(const SourceRange &range, std::vector<ast::ConfigItem> items);
   void add_map_decl(const SourceRange &range, const std::string &text);
   void add_macro(const SourceRange &range, std::string name, std::vector<std::string> params,
                  ast::Block *body);
   void finish(ast::Program &program);
   // `{ ...; v }` as a value: the block's statements and its unterminated last expression.
   ast::BlockExpr *block_expr(ast::Block *block);
+  // `$x++`, `--@m[k]` and the like: `$x = $x + 1` as a statement; as a value a block
+  // expression `{ $x = $x + 1; $x - 1 }` (postfix: the old value) or `{ ...; $x }` (prefix).
+  ast::Expr *increment(const SourceRange &range, ast::Expr *target, ast::BinaryOp op,
+                       bool prefix);
+  // An expression used as a statement: an increment is its assignment alone.
+  ast::Stmt *statement_of(const SourceRange &range, ast::Expr *expr);
+  // `(enum Foo)x`: a cast to an enum the script defines (the only two-word cast).
+  ast::Expr *enum_cast(const SourceRange &range, const SourceRange &keyword_range,
+                       const std::string &keyword, const std::string &name, ast::Expr *operand);
+  // `(union U *)p`: a union is laid out as a struct whose members share offset 0.
+  ast::Expr *union_cast(const SourceRange &range, const SourceRange &keyword_range,
+                        const std::string &keyword, const std::string &name, ast::Expr *operand);
+  // `sizeof(union U)`.
+  ast::Expr *union_size(const SourceRange &range, const SourceRange &keyword_range,
+                        const std::string &keyword, const std::string &name);
+  // `return expr;`: the value is evaluated (its side effects happen), then the probe returns.
+  ast::Stmt *return_value(const SourceRange &range, ast::Expr *value);
   // `_ = expr` discards a value; any other name on the left is an error.
   void check_discard(const SourceRange &range, const std::string &name);
 
@@ -113,6 +137,7 @@ private:
   template <typename N> struct is_node_vector<std::vector<N *>> : std::is_base_of<ast::Node, N> {};
 
   std::unordered_map<const ast::Node *, uint32_t> depth_;
+  std::unordered_map<const ast::Expr *, ast::Stmt *> increments_;  // value → its assignment
   bool too_deep_ = false;
 };
 

@@ -168,6 +168,23 @@ private:
       macros_.erase(rest);
     } else if (word == "include") {
       // Types come from BTF; integer macros of system headers are looked up by the driver.
+      // A header nobody has is an error, as it is to bpftrace's clang, except the kernel's
+      // own (linux/, net/, asm/, ...): without kernel sources BTF stands in for them.
+      size_t open = line.find_first_of("<\"");
+      std::string header = open == std::string::npos
+                               ? ""
+                               : line.substr(open + 1, line.find_first_of(">\"", open + 1) - open - 1);
+      std::string top = header.substr(0, header.find('/'));
+      static const std::set<std::string> kKernelDirs = {"linux", "net", "asm", "asm-generic",
+                                                        "uapi", "trace", "kvm", "crypto",
+                                                        "generated", "vdso", "xen", "scsi",
+                                                        "sound", "rdma", "drm", "media"};
+      if (header_macros_.missing.count(header) &&
+          !(header.find('/') != std::string::npos && kKernelDirs.count(top))) {
+        unsigned col = static_cast<unsigned>(open + 1);
+        diags_.error({lineno, col, lineno, static_cast<unsigned>(col + header.size() + 2)},
+                     "'" + header + "' file not found");
+      }
     } else if (word != "pragma") {
       diags_.error(range, "unsupported preprocessor directive #" + word);
     }

@@ -3,6 +3,7 @@
 // #endif), applied to the text before lexing (preprocess.cpp says how).
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@ namespace rbt {
 // with the system's C preprocessor; empty when it has none.
 struct HeaderMacros {
   std::map<std::string, std::string> values;
+  std::set<std::string> missing;  // headers the system's C preprocessor did not find
 };
 
 // Whether `text` has a preprocessor line (other than a first-line `#!`).

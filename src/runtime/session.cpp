@@ -124,6 +124,7 @@ void Session::detach() {
   output::set_stack_frames(nullptr);
   output::set_symbol_name(nullptr);
   output::set_indexed_text(nullptr);
+  output::set_enums({});
   stacks_.reset();
   ruby_.reset();
   native_.reset();
@@ -232,6 +233,7 @@ Status Session::load(const std::vector<char> &elf) {
   output::set_symbol_name([this](bool user, uint64_t addr, uint64_t pid) {
     return stacks_->symbol(user, addr, static_cast<pid_t>(pid));
   });
+  output::set_enums(manifest_.enums);
   output::set_indexed_text([this](TypeKind kind, uint64_t index, uint64_t value) {
     const auto &strings =
         kind == TypeKind::Timestamp ? manifest_.strftime_formats : manifest_.cgroup_path_filters;

@@ -4,6 +4,12 @@
 
 using rbt::test::Checked;
 
+namespace {
+std::string first_error_of(const Checked &c) {
+  return c.diags.diagnostics().empty() ? "" : c.diags.diagnostics()[0].message;
+}
+}  // namespace
+
 TEST(Parser, builds_probe_with_predicate_and_body) {
   Checked c("tracepoint:syscalls:sys_enter_openat /comm == \"cat\"/ { @[comm] = count(); }");
   ASSERT_TRUE(c.program) << c.errors();
@@ -58,6 +64,37 @@ TEST(Parser, if_else_if_else_and_while) {
   ASSERT_TRUE(c.program) << c.errors();
   EXPECT_NE(c.ast().find("while"), std::string::npos);
   EXPECT_NE(c.ast().find("      if\n"), std::string::npos);
+}
+
+// A C definition is one token up to its matching brace (nested definitions, comments and
+// attributes included, the ';' optional), at the top or between probes, before or after config.
+TEST(Parser, c_definitions_are_read_whole) {
+  Checked c("struct A { struct { int x; } in; int y[2]; } /* c */ __attribute__((packed));\n"
+            "config = { max_strlen = 64 }\n"
+            "enum E { X = 1, Y }\n"
+            "BEGIN { }\n"
+            "union U { int i; char c; }\n"
+            "END { }");
+  ASSERT_TRUE(c.program) << c.errors();
+  ASSERT_EQ(c.program->structs.size(), 3u);
+  EXPECT_EQ(c.program->structs[0].text.rfind("struct A {", 0), 0u);
+  EXPECT_NE(c.program->structs[0].text.find("packed"), std::string::npos);
+  EXPECT_EQ(c.program->structs[1].text, "enum E { X = 1, Y }");
+  EXPECT_EQ(c.program->config.size(), 1u);
+  EXPECT_EQ(c.program->probes.size(), 2u);
+}
+
+// `$a++` as a value is a block expression; as a statement, only its assignment.
+TEST(Parser, increments_are_values_and_statements) {
+  Checked c("BEGIN { $a = 0; $a++; @x = avg($a--); @y = ++@x; }");
+  ASSERT_TRUE(c.program) << c.errors();
+  std::string ast = c.ast();
+  size_t avg = ast.find("call avg\n");
+  ASSERT_NE(avg, std::string::npos) << ast;
+  EXPECT_EQ(ast.find("block expression", avg), ast.find("\n", avg) + 1 + ast.substr(ast.find("\n", avg) + 1).find_first_not_of(' ')) << ast;
+  EXPECT_EQ(ast.find("expr\n"), std::string::npos) << ast;  // `$a++;` is no expression statement
+  EXPECT_EQ(first_error_of(Checked("config = { a = 1 } config = { b = 2 } BEGIN { }")),
+            "a second 'config = { ... }' block: give every key in one");
 }
 
 TEST(Lexer, integer_literals_hex_octal_separators_exponent) {

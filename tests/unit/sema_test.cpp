@@ -145,6 +145,80 @@ TEST(Sema, c_struct_errors_name_the_field) {
   EXPECT_EQ(first_error(Checked("BEGIN { @ = offsetof(struct nope, x); }")), "unknown struct 'nope'");
 }
 
+// Bit fields are packed as gcc packs them on x86-64 (System V): a field does not straddle a
+// boundary of its type, `short a:4, b:8, c:3, d:1; int e:9, f:15, ...` puts f at bit 32.
+TEST(Sema, c_bit_fields_lay_out_as_c) {
+  Checked c("struct Foo { unsigned int a:4, b:8, c:3, d:1, e:16; }\n"
+            "struct Bar { short a:4, b:8, c:3, d:1; int e:9, f:15, g:1, h:2, i:5 }\n"
+            "BEGIN { }");
+  ASSERT_TRUE(c.ok) << c.errors();
+  const auto &foo = *c.info.script_structs.at("Foo");
+  EXPECT_EQ(foo.size, 4u);
+  auto bit = [](const rbt::RecordLayout &r, const char *f) {
+    const rbt::FieldLayout *field = r.find(f);
+    return field ? field->offset * 8 + field->bit_offset : 9999u;
+  };
+  EXPECT_EQ(bit(foo, "b"), 4u);
+  EXPECT_EQ(bit(foo, "d"), 15u);
+  EXPECT_EQ(bit(foo, "e"), 16u);
+  EXPECT_EQ(foo.find("e")->bit_size, 16u);
+  const auto &bar = *c.info.script_structs.at("Bar");
+  EXPECT_EQ(bar.size, 8u);
+  EXPECT_EQ(bit(bar, "e"), 16u);
+  EXPECT_EQ(bit(bar, "f"), 32u);  // 25 + 15 would cross bit 32
+  EXPECT_EQ(bit(bar, "i"), 50u);
+  EXPECT_TRUE(bar.find("a")->is_signed);
+}
+
+// Unions, nested and anonymous definitions, arrays, attributes and a last field without ';'
+// (all as bpftrace's runtime tests write them), checked against gcc's sizeof/offsetof.
+TEST(Sema, c_unions_nested_definitions_and_packed) {
+  Checked c("union N { int i; char c[6]; long l; };\n"
+            "struct Foo { int m; struct { int x; int y; } bar; union N n; int k }\n"
+            "struct Out { char c; struct In { short s; long v; } in; int y[2][3]; };\n"
+            "struct P { int x; char y; int z; } __attribute__((packed))\n"
+            "struct A { int x; struct { char a; long b; }; char tail[0]; }\n"
+            "BEGIN { }");
+  ASSERT_TRUE(c.ok) << c.errors();
+  EXPECT_EQ(c.info.script_structs.at("N")->size, 8u);
+  const auto &foo = *c.info.script_structs.at("Foo");
+  EXPECT_EQ(foo.find("bar")->offset, 4u);
+  EXPECT_EQ(foo.find("n")->offset, 16u);
+  EXPECT_EQ(foo.find("k")->offset, 24u);
+  EXPECT_EQ(foo.size, 32u);
+  ASSERT_TRUE(c.info.script_structs.count(foo.find("bar")->type_name));
+  EXPECT_EQ(c.info.script_structs.at(foo.find("bar")->type_name)->find("y")->offset, 4u);
+  const auto &out = *c.info.script_structs.at("Out");
+  EXPECT_EQ(c.info.script_structs.at("In")->size, 16u);
+  EXPECT_EQ(out.find("in")->offset, 8u);
+  EXPECT_EQ(out.find("y")->offset, 24u);
+  EXPECT_EQ(out.size, 48u);
+  EXPECT_EQ(c.info.script_structs.at("P")->size, 9u);
+  const auto &a = *c.info.script_structs.at("A");
+  EXPECT_EQ(a.find("b")->offset, 16u);  // an anonymous member's fields are the struct's own
+  EXPECT_EQ(a.size, 24u);
+}
+
+// Enumerators are constants; their values count up from the last one given, which may be an
+// expression of earlier ones.
+TEST(Sema, c_enums_define_constants) {
+  Checked c("enum Foo { A, B = 5, C, D = B << 2 | 1, E = -1 };\n"
+            "enum { ONE = 1, TWO };\n"
+            "BEGIN { @a = A; @c = C; @d = D; @e = E; @two = TWO; @x = (enum Foo)3; @y = C + 1; }");
+  ASSERT_TRUE(c.ok) << c.errors();
+  EXPECT_EQ(c.info.script_enumerators.at("C"), std::make_pair(std::string("Foo"), int64_t{6}));
+  EXPECT_EQ(c.info.script_enumerators.at("D").second, 21);
+  EXPECT_EQ(c.info.script_enumerators.at("E").second, -1);
+  EXPECT_EQ(c.info.script_enumerators.at("TWO").first, "enum#1");
+  EXPECT_EQ(c.info.maps.at("@c").value.enum_name, "Foo");
+  EXPECT_EQ(c.info.maps.at("@x").value.enum_name, "Foo");
+  EXPECT_EQ(c.info.maps.at("@y").value.enum_name, "");  // arithmetic: a plain number
+  EXPECT_EQ(first_error(Checked("enum Foo { A };\nBEGIN { @ = (enum Bar)1; }")),
+            "unknown enum 'Bar' (only enums the script defines)");
+  EXPECT_EQ(first_error(Checked("enum Foo { A = X };\nBEGIN { }")),
+            "unknown name 'X' in an enumerator's value");
+}
+
 TEST(Sema, ruby_frames_are_strings_and_ints_from_a_literal_index) {
   Checked c("uprobe:libc:getpid { $s = rstack; @k[rlabel(0), rpath($s, -1)] = count(); "
             "@l = rline(-9); @b = strcontains($s, \"index\"); }");

@@ -91,10 +91,14 @@ struct SemaInfo {
   std::vector<Diagnostic> attach_errors;  // attach points that did not parse or expand
   std::vector<Diagnostic> skipped_probes;  // missing_probes = warn: those left out
   std::map<std::string, const RecordLayout *> records;  // tracepoint `args` records by name
-  // sizeof/offsetof: their values.
+  // sizeof/offsetof, enumerators, `unroll ($N)`: their values.
   std::unordered_map<const ast::Node *, uint64_t> constants;
   // Structs the script defines (`struct foo { ... }`), before the kernel's of the same name.
   std::map<std::string, std::shared_ptr<RecordLayout>> script_structs;
+  // Enums the script defines, by name (anonymous ones "enum#N"), and their enumerators:
+  // name → (enum, value).
+  std::map<std::string, EnumDesc> script_enums;
+  std::map<std::string, std::pair<std::string, int64_t>> script_enumerators;
   std::unordered_map<const ast::Node *, const FieldLayout *> fields;  // FieldAccess → field
   // Builtins that follow kernel pointers from curtask (ppid, pcomm): each step's field, from
   // BTF; every step but the last is a pointer.

@@ -18,8 +18,11 @@ const Type &SemaInfo::type_of(const Node *n) const {
 }
 
 Type storage_type(const Type &t) {
-  if (t.kind == TypeKind::Int)
-    return Type::integer(64, t.is_signed);
+  if (t.kind == TypeKind::Int) {
+    Type wide = Type::integer(64, t.is_signed);
+    wide.enum_name = t.enum_name;
+    return wide;
+  }
   if (t.kind == TypeKind::Tuple) {
     std::vector<Type> elems;
     for (auto &e : t.elems)
@@ -268,11 +271,25 @@ void TypeChecker::check_stmt(const Stmt &stmt) {
   }
   case NodeKind::Unroll: {
     auto &u = static_cast<const Unroll &>(stmt);
-    if (u.count < 1 || u.count > 100)
-      diags_.error(u.range, "unroll's count must be from 1 to 100");
+    uint64_t count = u.count;
+    if (u.positional) {  // `unroll ($1)`: the argument, a number
+      const std::string *arg = u.positional <= env_.positional.size()
+                                   ? &env_.positional[u.positional - 1]
+                                   : nullptr;
+      char *end = nullptr;
+      count = arg && !arg->empty() ? std::strtoull(arg->c_str(), &end, 0) : 0;
+      if (!arg || arg->empty() || *end != '\0') {
+        diags_.error(u.range, "unroll ($" + std::to_string(u.positional) +
+                                  ") needs a number as argument " + std::to_string(u.positional));
+        count = 1;
+      }
+      info_.constants[&u] = count;
+    }
+    if (count < 1 || count > 100)  // bpftrace's words
+      diags_.error(u.range, count < 1 ? "unroll minimum value is 1" : "unroll maximum value is 100");
     uint64_t outer = unroll_copies_;
     unrolls_.push_back(&u);
-    unroll_copies_ = std::min<uint64_t>(outer * std::clamp<uint64_t>(u.count, 1, 100),
+    unroll_copies_ = std::min<uint64_t>(outer * std::clamp<uint64_t>(count, 1, 100),
                                         uint64_t{1} << 40);
     check_block(*u.body);
     unroll_copies_ = outer;
@@ -735,11 +752,15 @@ const RecordLayout *TypeChecker::find_struct(const std::string &name) const {
   }
   if (!record.remote && !check_args_field(fa, *field))
     return Type::none();
-  if (field->bit_size) {
-    diags_.error(fa.range, "bit field '" + fa.field + "' cannot be read yet");
+  if (field->bit_size && (field->kind != FieldLayout::Kind::Int ||
+                          field->bit_offset + field->bit_size > 64)) {
+    diags_.error(fa.range, "bit field '" + fa.field + "' spans more than 8 bytes: rbt cannot "
+                           "read it");
     return Type::none();
   }
   Type t = field_type(*field, record.remote, record.user_space);
+  if (field->bit_size)
+    t.is_signed = false;  // bpftrace reads every bit field as unsigned (`short b:8` of 0xd9: 217)
   if (t.is_none())
     diags_.error(fa.range, "field '" + fa.field + "' has a type rbt cannot read yet (" +
                                field->type_name + ")");
@@ -767,6 +788,16 @@ const RecordLayout *TypeChecker::find_struct(const std::string &name) const {
       return Type::none();
     }
     return Type::pointer(Type::record_of(cast.type_name, layout->size, true, user), user);
+  }
+  if (cast.type_name.starts_with("enum ")) {  // `(enum Foo)$x`: printed as Foo's names
+    std::string name = cast.type_name.substr(5);
+    if (!info_.script_enums.count(name) || cast.is_pointer) {
+      diags_.error(cast.range, "unknown enum '" + name + "' (only enums the script defines)");
+      return Type::none();
+    }
+    target = Type::integer(64, true);
+    target.enum_name = name;
+    return target;
   }
   if (cast.type_name == "bool")
     target = Type::boolean();
@@ -799,13 +830,22 @@ const RecordLayout *TypeChecker::find_struct(const std::string &name) const {
       return Type::none();
     }
     value = layout->size;
-    if (!q.field.empty()) {
-      const FieldLayout *field = layout->find(q.field);
+    // `offsetof(struct Foo, bar.x)`: the offsets along the path add up.
+    if (!q.field.empty())
+      value = 0;
+    const RecordLayout *record = layout;
+    for (size_t start = 0; !q.field.empty() && start <= q.field.size();) {
+      size_t dot = std::min(q.field.find('.', start), q.field.size());
+      std::string name = q.field.substr(start, dot - start);
+      const FieldLayout *field = record ? record->find(name) : nullptr;
       if (!field) {
-        diags_.error(q.range, "struct " + q.type_name + " has no field '" + q.field + "'");
+        diags_.error(q.range, (record ? "struct " + record->name : std::string("a field that is no struct")) +
+                                  " has no field '" + name + "'");
         return Type::none();
       }
-      value = field->offset;
+      value += field->offset;
+      record = field->kind == FieldLayout::Kind::Record ? find_struct(field->type_name) : nullptr;
+      start = dot + 1;
     }
   }
   info_.constants[&q] = value;
@@ -854,8 +894,10 @@ bool TypeChecker::constant_index_fits(const Index &x, uint64_t count, const Type
   auto *lit = dyn_cast<IntLit>(x.index);
   if (!lit || lit->value < count)
     return true;
-  diags_.error(x.index->range,
-               "index " + std::to_string(lit->value) + " is out of range for " + base.name());
+  diags_.error(x.index->range, "the index " + std::to_string(lit->value) +  // bpftrace's words
+                                   " is out of bounds for " +
+                                   (base.is_string() ? "string" : "array") + " of size " +
+                                   std::to_string(count));
   return false;
 }
 
@@ -983,6 +1025,12 @@ Type TypeChecker::check_call(const Call &call, bool as_map_value) {
   if (!b) {
     if (find_builtin_call(node.name)) {
       diags_.error(node.range, "'" + node.name + "' is a function: call it as " + node.name + "()");
+    } else if (auto e = info_.script_enumerators.find(node.name);
+               e != info_.script_enumerators.end()) {
+      info_.constants[&node] = static_cast<uint64_t>(e->second.second);
+      Type t = Type::integer(64, true);
+      t.enum_name = e->second.first;  // printed as the enumerator's name
+      return t;
     } else if (auto value = env_.kernel_enum ? env_.kernel_enum(node.name) : std::nullopt) {
       info_.constants[&node] = static_cast<uint64_t>(*value);  // a kernel enumerator
       return Type::integer(64, true);
@@ -1002,19 +1050,48 @@ Type TypeChecker::check_call(const Call &call, bool as_map_value) {
   }
 }
 
+namespace {
+
+// The structs, unions and enums the script defines at its top, in the order written (a
+// definition may use the ones before it).
+void define_c_types(const Program &program, DiagnosticEngine &diags, SemaInfo &info,
+                    const Environment &env) {
+  int anonymous = 0;
+  auto find = [&](const std::string &name) -> const RecordLayout * {
+    if (auto it = info.script_structs.find(name); it != info.script_structs.end())
+      return it->second.get();
+    return env.kernel_struct ? env.kernel_struct(name) : nullptr;
+  };
+  auto constant = [&](const std::string &name) -> std::optional<int64_t> {
+    if (auto it = info.script_enumerators.find(name); it != info.script_enumerators.end())
+      return it->second.second;
+    return env.kernel_enum ? env.kernel_enum(name) : std::nullopt;
+  };
+  for (const CStructDef &def : program.structs) {
+    auto defs = parse_c_definition(def.text, find, constant);
+    if (!defs) {
+      diags.error(def.range, defs.error().why);
+      continue;
+    }
+    for (auto &record : defs->records)
+      info.script_structs[record->name] = record;
+    for (CEnum &e : defs->enums) {
+      std::string name = e.name.empty() ? "enum#" + std::to_string(++anonymous) : e.name;
+      if (info.script_enums.count(name))
+        diags.error(def.range, "enum " + name + " is defined twice");
+      for (auto &[enumerator, value] : e.values)
+        if (!info.script_enumerators.emplace(enumerator, std::make_pair(name, value)).second)
+          diags.error(def.range, "enumerator " + enumerator + " is defined twice");
+      info.script_enums[name] = EnumDesc{name, std::move(e.values)};
+    }
+  }
+}
+
+}  // namespace
+
 bool analyse(const Program &program, DiagnosticEngine &diags, SemaInfo &info,
              const Environment &env) {
-  for (const CStructDef &def : program.structs) {
-    auto layout = parse_c_struct(def.text, [&](const std::string &name) -> const RecordLayout * {
-      if (auto it = info.script_structs.find(name); it != info.script_structs.end())
-        return it->second.get();
-      return env.kernel_struct ? env.kernel_struct(name) : nullptr;
-    });
-    if (!layout)
-      diags.error(def.range, layout.error().why);
-    else
-      info.script_structs[(*layout)->name] = *layout;
-  }
+  define_c_types(program, diags, info, env);
   // Iterate until map and variable types settle (a map may be read before the probe that
   // assigns it); only the last pass's diagnostics are reported.
   for (int pass = 0;; pass++) {

@@ -168,7 +168,17 @@ std::string json_value(const Type &t, const uint8_t *p) {
   }
 }
 
-std::string json_key(const Type &key, const uint8_t *p) {
+// The type with its enums forgotten: JSON keeps an enum's values as numbers, as bpftrace does
+// (programs parse them).
+static Type numbers_only(Type t) {
+  t.enum_name.clear();
+  for (Type &e : t.elems)
+    e = numbers_only(std::move(e));
+  return t;
+}
+
+std::string json_key(const Type &enum_key, const uint8_t *p) {
+  const Type key = numbers_only(enum_key);
   // bpftrace's rule: the key's text form, a tuple's parentheses dropped, every space removed
   // (so @[1, "a b"] is "1,ab"). A stack loses only its frames' indentation ("\nf+0\ng+4\n",
   // as in bpftrace): the spaces inside a frame stay, since a Ruby frame is "block (2 levels) in

@@ -70,8 +70,9 @@ std::string format_entry_value(const MapDesc &d, const MapEntry &e, uint64_t div
   case TypeKind::Min:
   case TypeKind::Max:
   case TypeKind::Avg:
-  case TypeKind::Int:
     return entry_number(d, e, div);
+  case TypeKind::Int:  // an enum's value prints as its name (format_value)
+    return t.enum_name.empty() || div > 1 ? entry_number(d, e, div) : format_value(t, e.value.data());
   default:
     return format_value(t, e.value.data());
   }

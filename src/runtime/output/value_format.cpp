@@ -51,6 +51,21 @@ IndexedText g_indexed_text;
 }  // namespace
 
 void set_symbol_name(SymbolName name) { g_symbol_name = std::move(name); }
+
+namespace {
+std::vector<EnumDesc> g_enums;
+
+const std::string *enumerator_name(const std::string &enum_name, int64_t value) {
+  for (const EnumDesc &e : g_enums)
+    if (e.name == enum_name)
+      for (const auto &[name, v] : e.values)
+        if (v == value)
+          return &name;
+  return nullptr;
+}
+}  // namespace
+
+void set_enums(std::vector<EnumDesc> enums) { g_enums = std::move(enums); }
 void set_indexed_text(IndexedText text) { g_indexed_text = std::move(text); }
 
 std::string hex_bytes(const uint8_t *p, size_t size, HexMode mode) {
@@ -156,6 +171,9 @@ std::string format_value(const Type &t, const uint8_t *p) {
     return load_int(t, p) ? "true" : "false";
   case TypeKind::Int: {
     int64_t v = load_int(t, p);
+    if (!t.enum_name.empty())
+      if (const std::string *name = enumerator_name(t.enum_name, v))
+        return *name;
     return t.is_signed ? std::to_string(v) : std::to_string(static_cast<uint64_t>(v));
   }
   case TypeKind::String:

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "manifest.h"
 #include "types.h"
 
 namespace rbt::output {
@@ -27,6 +28,9 @@ void set_symbol_name(SymbolName name);
 // them, installs the function that renders (kind, index, nanoseconds or cgroup id).
 using IndexedText = std::function<std::string(TypeKind kind, uint64_t index, uint64_t value)>;
 void set_indexed_text(IndexedText text);
+// The script's enums (the manifest's): an Int value whose type names one prints as its
+// enumerator's name, when it has one (a value outside the enum prints as a number).
+void set_enums(std::vector<EnumDesc> enums);
 
 // Bytes as bpftrace prints buffers: printable ASCII kept and the rest as \xNN (%r, and buf
 // values); every byte as \xNN (%rx); or "0a fe" (%rh).
