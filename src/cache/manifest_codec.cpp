@@ -6,10 +6,10 @@ namespace {
 
 // A field added to one of these structs changes its size: write and read it below, then update
 // the size here (and kFormatVersion in cache_entry.h).
-static_assert(sizeof(Type) == 144, "Type changed: update manifest_codec.cpp");
+static_assert(sizeof(Type) == 160, "Type changed: update manifest_codec.cpp");
 static_assert(sizeof(ProbeDesc) == 168, "ProbeDesc changed: update manifest_codec.cpp");
-static_assert(sizeof(MapDesc) == 416, "MapDesc changed: update manifest_codec.cpp");
-static_assert(sizeof(ActionDesc) == 192, "ActionDesc changed: update manifest_codec.cpp");
+static_assert(sizeof(MapDesc) == 448, "MapDesc changed: update manifest_codec.cpp");
+static_assert(sizeof(ActionDesc) == 208, "ActionDesc changed: update manifest_codec.cpp");
 static_assert(sizeof(StackMapDesc) == 40, "StackMapDesc changed: update manifest_codec.cpp");
 static_assert(sizeof(Manifest) == 312, "Manifest changed: update manifest_codec.cpp");
 
@@ -37,6 +37,9 @@ void write_type(ByteWriter &w, const Type &t) {
   w.u8(static_cast<uint8_t>(t.stack_mode));
   w.u32(t.stack_depth);
   w.u32(t.count);
+  w.u64(t.tseries_interval_ns);
+  w.u32(t.tseries_intervals);
+  w.u8(static_cast<uint8_t>(t.tseries_agg));
 }
 
 Type read_type(ByteReader &r, int depth) {
@@ -46,7 +49,7 @@ Type read_type(ByteReader &r, int depth) {
     return t;
   }
   uint8_t kind = r.u8();
-  if (kind > static_cast<uint8_t>(TypeKind::LHist))
+  if (kind > static_cast<uint8_t>(TypeKind::TSeries))
     r.fail();
   t.kind = static_cast<TypeKind>(kind);
   t.size = r.u32();
@@ -72,6 +75,12 @@ Type read_type(ByteReader &r, int depth) {
   t.stack_mode = static_cast<StackMode>(stack_mode);
   t.stack_depth = r.u32();
   t.count = r.u32();
+  t.tseries_interval_ns = r.u64();
+  t.tseries_intervals = r.u32();
+  uint8_t agg = r.u8();
+  if (agg > static_cast<uint8_t>(TSeriesAgg::Sum))
+    r.fail();
+  t.tseries_agg = static_cast<TSeriesAgg>(agg);
   return t;
 }
 
