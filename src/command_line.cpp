@@ -16,7 +16,9 @@
 #include <sstream>
 
 #include "formats.h"
-#include "listing.h"
+#include "info_command.h"
+#include "list_command.h"
+#include "probe_filter.h"
 #include "script_args.h"
 #include "script_text.h"
 #include "tools.h"
@@ -53,8 +55,13 @@ options:
                    semaphores in every process that maps the probed file (running or started
                    later); with -p/-c, in that process only, the one whose probes fire
   -v               verbose: libbpf messages and the verifier log on errors
-  -l [PATTERN]     list probes matching PATTERN (with -v: tracepoint fields, USDT arguments)
+  -l [PATTERN]     list probes matching PATTERN (with -v: tracepoint fields, USDT arguments);
+                   -l SCRIPT-FILE or -l -e 'PROGRAM': the probes the script attaches to;
+                   -lv 'struct NAME': a kernel struct's definition (from BTF)
   -d WHAT          dump a stage: ast, types, ir, ir-opt, asm, verifier (repeatable)
+  --probe-filter REGEX
+                   attach only the probes whose names REGEX matches (BEGIN/END always)
+  --info           print rbt's build and what this kernel supports
   --dry-run        compile, load and verify, then exit without attaching
   --emit-elf FILE  write the compiled BPF object to FILE
   --no-cache       compile the script, without reusing or keeping a compiled object
@@ -123,7 +130,7 @@ std::optional<int> parse_command_line(int argc, char **argv, Options &opts) {
   std::string tool_name;  // the script's file or tool name as given
   bool format_given = false;
   enum { kDryRun = 256, kEmitElf, kUnsafe, kInfo, kSumUnit, kListTools, kNoCache, kNoWarnings,
-         kInclude, kUsdtFileActivation };
+         kInclude, kUsdtFileActivation, kProbeFilter, kAot };
   static const option long_options[] = {
       {"help", no_argument, nullptr, 'h'},      {"version", no_argument, nullptr, 'V'},
       {"dry-run", no_argument, nullptr, kDryRun}, {"emit-elf", required_argument, nullptr, kEmitElf},
@@ -137,6 +144,9 @@ std::optional<int> parse_command_line(int argc, char **argv, Options &opts) {
       {"no-warnings", no_argument, nullptr, kNoWarnings},
       {"include", required_argument, nullptr, kInclude},
       {"usdt-file-activation", no_argument, nullptr, kUsdtFileActivation},
+      {"probe-filter", required_argument, nullptr, kProbeFilter},
+      {"info", no_argument, nullptr, kInfo},
+      {"aot", required_argument, nullptr, kAot},
       {nullptr, 0, nullptr, 0},
   };
   opterr = 0;
@@ -206,6 +216,18 @@ std::optional<int> parse_command_line(int argc, char **argv, Options &opts) {
     // USDT semaphores are uprobe reference counters the kernel keeps in every process the
     // probe is attached to: every process mapping the file without -p/-c, as this asks.
     case kUsdtFileActivation: break;
+    case kProbeFilter: {
+      std::string why;
+      if (!valid_probe_filter(optarg, why))
+        return usage_error(std::string("Invalid --probe-filter regex '") + optarg + "': " + why);
+      opts.probe_filter = optarg;
+      break;
+    }
+    case kInfo: return print_info(stdout);
+    // bpftrace's ahead-of-time binaries: rbt's answer to compile-once is its object cache.
+    case kAot:
+      return usage_error("--aot is not supported: rbt builds no ahead-of-time binaries; a "
+                         "script's compiled object is cached and reused (see --no-cache)");
     case kSumUnit: {
       static const char *kUnits[] = {"count", "nanoseconds", "microseconds", "milliseconds",
                                      "seconds", "bytes"};
@@ -254,25 +276,13 @@ std::optional<int> parse_command_line(int argc, char **argv, Options &opts) {
       if (is_map_profile_format(profile::format_name(*f)))
         opts.profile_format = profile::format_name(*f);
   if (opts.list) {
-    // rbt -l [pattern]: the pattern is the first positional argument; -e plays no part.
-    if (optind < argc)
+    // rbt -l [pattern | script]: the pattern is the first positional argument; with -e, the
+    // program's probes are listed.
+    if (optind < argc && !have_program)
       opts.list_pattern = argv[optind++];
     if (optind < argc)
       return usage_error(std::string("-l takes one pattern; '") + argv[optind] + "' is extra");
-    auto s = runtime::list_probes(opts.list_pattern, opts.pid, opts.verbose, stdout);
-    if (!s) {
-      const Error &e = s.error();
-      fprintf(stderr, "rbt: error: %s%s%s\n", e.what.c_str(), e.what.empty() ? "" : ": ",
-              e.why.c_str());
-      if (!e.hint.empty())
-        fprintf(stderr, "hint: %s\n", e.hint.c_str());
-      return 1;
-    }
-    if (fflush(stdout) != 0 || ferror(stdout)) {  // a full disk or /dev/full: not a silent 0
-      fprintf(stderr, "rbt: error: writing output: %s\n", strerror(errno ? errno : EIO));
-      return 1;
-    }
-    return 0;
+    return run_list_command(opts, have_program);
   }
   if (!have_program) {
     if (optind >= argc)

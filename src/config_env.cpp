@@ -59,6 +59,8 @@ Result<sema::ConfigOverrides> config_from_environment() {
     else
       return bad("BPFTRACE_STACK_MODE", v, "bpftrace, perf or raw");
   }
+  if (const char *v = getenv("BPFTRACE_DUMMY_TS_MAP"))
+    c.dummy_ts_map = v;
   return c;
 }
 

@@ -15,6 +15,7 @@
 #include "object_cache.h"
 #include "parse.h"
 #include "privileges.h"
+#include "probe_filter.h"
 #include "run_object.h"
 #include "sema/sema.h"
 #include "warnings.h"
@@ -54,6 +55,13 @@ int compile_program(const Options &options, cache::CacheEntry &object) {
   ast::Program *program = parse(source, ast_context, diags, header_macros);
   if (!program) {
     diags.render(std::cerr, !warnings_suppressed);
+    return 1;
+  }
+  if (!options.probe_filter.empty() && filter_probes(*program, options.probe_filter) == 0) {
+    fprintf(stderr, "rbt: error: No probes to attach: --probe-filter '%s' matches none of the "
+                    "script's probes\nhint: the filter is a regular expression searched for in "
+                    "each probe's name as written (interval:ms:100)\n",
+            options.probe_filter.c_str());
     return 1;
   }
   if (options.wants_dump("ast"))

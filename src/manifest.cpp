@@ -31,7 +31,9 @@ const char *probe_kind_name(ProbeKind kind) {
 constexpr uint32_t kMaxArrayBuckets = 4096;
 
 bool MapDesc::is_array() const {
-  if (!key.is_none() || !value.is_aggregation() || value.kind == TypeKind::Sum)
+  // tseries stays a hash: only the interval slots a key has used exist, as bpftrace prints them.
+  if (!key.is_none() || !value.is_aggregation() || value.kind == TypeKind::Sum ||
+      value.kind == TypeKind::TSeries)
     return false;
   return !value.is_histogram() || histogram_buckets(value) <= kMaxArrayBuckets;
 }

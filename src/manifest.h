@@ -69,14 +69,15 @@ struct MapDesc {
   // never written. sum stays a hash: a sum of zeros is still a value to print.
   bool is_array() const;
   uint32_t array_entries() const;  // 1, or the number of histogram buckets
-  // Histograms keep one entry per (key, bucket): the bucket index follows the key, 8-aligned
+  // Histograms keep one entry per (key, bucket), tseries one per (key, interval slot): the
+  // bucket index follows the key, 8-aligned
   // (in an array, the key is the u32 bucket alone).
   uint32_t bucket_offset() const { return is_array() ? 0 : (user_key_size() + 7) / 8 * 8; }
   uint32_t user_key_size() const { return key.is_none() ? 8 : key.size; }
   uint32_t bpf_key_size() const {
     if (is_array())
       return 4;
-    return value.is_histogram() ? bucket_offset() + 8 : user_key_size();
+    return value.is_bucketed() ? bucket_offset() + 8 : user_key_size();
   }
   uint32_t bpf_value_size() const { return value.size; }
 };

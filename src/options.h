@@ -44,6 +44,7 @@ struct Options {
   bool rstack_needs_ruby = true;  // record: -p of a native process has empty Ruby stacks
   uint32_t ringbuf_bytes = 0;     // record: a larger event ring buffer (0: as compiled)
   std::string list_pattern;
+  std::string probe_filter;  // --probe-filter REGEX (probe_filter.h)
 
   bool wants_dump(const char *what) const {
     for (auto &d : dumps)

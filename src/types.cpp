@@ -204,6 +204,15 @@ Type Type::lhist(int64_t min, int64_t max, int64_t step) {
   return t;
 }
 
+Type Type::tseries(bool is_signed, uint64_t interval_ns, uint32_t intervals, TSeriesAgg agg) {
+  Type t = aggregation(TypeKind::TSeries, is_signed);
+  t.size = 24;
+  t.tseries_interval_ns = interval_ns;
+  t.tseries_intervals = intervals;
+  t.tseries_agg = agg;
+  return t;
+}
+
 bool Type::compatible(const Type &o) const {
   if (is_int() && o.is_int())
     return true;
@@ -223,6 +232,9 @@ bool Type::compatible(const Type &o) const {
     return lhist_min == o.lhist_min && lhist_max == o.lhist_max && lhist_step == o.lhist_step;
   if (kind == TypeKind::Hist)
     return hist_k == o.hist_k;
+  if (kind == TypeKind::TSeries)
+    return tseries_interval_ns == o.tseries_interval_ns &&
+           tseries_intervals == o.tseries_intervals && tseries_agg == o.tseries_agg;
   if (kind == TypeKind::Array || kind == TypeKind::Struct)
     return *this == o;
   return true;
@@ -316,6 +328,8 @@ std::string Type::name() const {
     return hist_k ? "hist_t(k=" + std::to_string(hist_k) + ")" : "hist_t";
   case TypeKind::LHist:
     return "lhist_t";
+  case TypeKind::TSeries:
+    return "tseries_t";
   }
   return "?";
 }
@@ -326,7 +340,9 @@ bool Type::operator==(const Type &o) const {
          hist_k == o.hist_k &&
          record == o.record && user_space == o.user_space && remote == o.remote &&
          stack_kind == o.stack_kind && stack_mode == o.stack_mode && stack_depth == o.stack_depth &&
-         count == o.count && field_names == o.field_names && enum_name == o.enum_name;
+         count == o.count && field_names == o.field_names && enum_name == o.enum_name &&
+         tseries_interval_ns == o.tseries_interval_ns &&
+         tseries_intervals == o.tseries_intervals && tseries_agg == o.tseries_agg;
 }
 
 uint64_t histogram_buckets(const Type &value) {

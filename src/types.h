@@ -40,7 +40,11 @@ enum class TypeKind : uint8_t {
   Stats,
   Hist,
   LHist,
+  TSeries,  // tseries(n, interval, intervals[, agg]): a value per time interval
 };
+
+// How tseries() combines the values recorded in one interval (Last: the latest wins).
+enum class TSeriesAgg : uint8_t { Last, Avg, Max, Min, Sum };
 
 // Native: user frames unwound by DWARF CFI (nstack). Mixed: rstack(native), one stack of Ruby,
 // native and kernel frames; its value is {ruby id, native id, kernel id, pid} (32 bytes).
@@ -67,6 +71,10 @@ struct Type {
   // enumerator's name for a value that has one (printf's %s too), as bpftrace does. Arithmetic
   // gives a plain integer. Anonymous enums have a name of their own ("enum#2").
   std::string enum_name;
+  // TSeries: the interval's length, how many intervals are kept, how values combine.
+  uint64_t tseries_interval_ns = 0;
+  uint32_t tseries_intervals = 0;
+  TSeriesAgg tseries_agg = TSeriesAgg::Last;
 
   static Type none() { return {}; }
   static Type void_type();
@@ -77,6 +85,9 @@ struct Type {
   // An aggregation whose argument has signedness `is_signed` (sum/min/max/avg keep it).
   static Type aggregation(TypeKind kind, bool is_signed = false);
   static Type lhist(int64_t min, int64_t max, int64_t step);
+  // Per CPU and interval slot: {int64 value, u64 meta, u64 epoch} (meta: the write time for
+  // Last, the count for Avg, has-value for Min/Max; epoch: time / interval of the value).
+  static Type tseries(bool is_signed, uint64_t interval_ns, uint32_t intervals, TSeriesAgg agg);
   static Type pointer(Type pointee, bool user_space);
   static Type record_of(std::string name, uint32_t size, bool remote, bool user_space);
   static Type stack(StackKind kind, uint32_t depth, StackMode mode);
@@ -109,6 +120,8 @@ struct Type {
   bool is_scalar() const { return is_int() || is_pointer(); }
   bool is_aggregation() const { return kind >= TypeKind::Count; }
   bool is_histogram() const { return kind == TypeKind::Hist || kind == TypeKind::LHist; }
+  // Aggregations kept as one BPF entry per (key, slot): histogram buckets, tseries intervals.
+  bool is_bucketed() const { return is_histogram() || kind == TypeKind::TSeries; }
   uint32_t align() const;
 
   // Whether a map holding `*this` may also be assigned `other` (same shape; ints of any width,

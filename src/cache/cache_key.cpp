@@ -143,6 +143,8 @@ Result<std::string> key_text(const Options &options) {
     line(k, "named argument", name + (value ? "=" + *value : ""));
   for (const std::string &h : options.includes)
     line(k, "include", h);
+  if (!options.probe_filter.empty())
+    line(k, "probe filter", options.probe_filter);
   line(k, "options", std::string("unsafe=") + (options.unsafe ? "1" : "0") +
                          " command=" + (options.command.empty() ? "0" : "1") +
                          " process=" + (options.pid > 0 ? "1" : "0") +

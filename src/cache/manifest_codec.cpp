@@ -6,10 +6,10 @@ namespace {
 
 // A field added to one of these structs changes its size: write and read it below, then update
 // the size here (and kFormatVersion in cache_entry.h).
-static_assert(sizeof(Type) == 200, "Type changed: update manifest_codec.cpp");
+static_assert(sizeof(Type) == 216, "Type changed: update manifest_codec.cpp");
 static_assert(sizeof(ProbeDesc) == 184, "ProbeDesc changed: update manifest_codec.cpp");
-static_assert(sizeof(MapDesc) == 528, "MapDesc changed: update manifest_codec.cpp");
-static_assert(sizeof(ActionDesc) == 248, "ActionDesc changed: update manifest_codec.cpp");
+static_assert(sizeof(MapDesc) == 560, "MapDesc changed: update manifest_codec.cpp");
+static_assert(sizeof(ActionDesc) == 264, "ActionDesc changed: update manifest_codec.cpp");
 static_assert(sizeof(StackMapDesc) == 40, "StackMapDesc changed: update manifest_codec.cpp");
 static_assert(sizeof(Manifest) == 336, "Manifest changed: update manifest_codec.cpp");
 
@@ -41,6 +41,9 @@ void write_type(ByteWriter &w, const Type &t) {
   for (const std::string &name : t.field_names)
     w.str(name);
   w.str(t.enum_name);
+  w.u64(t.tseries_interval_ns);
+  w.u32(t.tseries_intervals);
+  w.u8(static_cast<uint8_t>(t.tseries_agg));
 }
 
 Type read_type(ByteReader &r, int depth) {
@@ -50,7 +53,7 @@ Type read_type(ByteReader &r, int depth) {
     return t;
   }
   uint8_t kind = r.u8();
-  if (kind > static_cast<uint8_t>(TypeKind::LHist))
+  if (kind > static_cast<uint8_t>(TypeKind::TSeries))
     r.fail();
   t.kind = static_cast<TypeKind>(kind);
   t.size = r.u32();
@@ -80,6 +83,12 @@ Type read_type(ByteReader &r, int depth) {
   for (uint32_t i = 0; i < n && !r.failed(); i++)
     t.field_names.push_back(r.str());
   t.enum_name = r.str();
+  t.tseries_interval_ns = r.u64();
+  t.tseries_intervals = r.u32();
+  uint8_t agg = r.u8();
+  if (agg > static_cast<uint8_t>(TSeriesAgg::Sum))
+    r.fail();
+  t.tseries_agg = static_cast<TSeriesAgg>(agg);
   return t;
 }
 

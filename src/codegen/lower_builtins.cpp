@@ -146,6 +146,10 @@ llvm::Value *Lowering::lower_cgroup(const Builtin &) {
   return b_.call_helper(BPF_FUNC_get_current_cgroup_id, b_.getInt64Ty(), {});
 }
 
+llvm::Value *Lowering::lower_ctx(const Builtin &) {
+  return b_.CreatePtrToInt(ctx(), b_.getInt64Ty());
+}
+
 llvm::Value *Lowering::lower_curtask(const Builtin &) {
   return b_.call_helper(BPF_FUNC_get_current_task, b_.getInt64Ty(), {});
 }
@@ -425,6 +429,12 @@ llvm::Value *Lowering::lower_strlen(const Call &call) {
 llvm::Value *Lowering::lower_syscall_name(const Call &call) {
   llvm::Value *slot = value_slot(type_of(&call).size, "syscall_name");
   call_stdlib("strings", "rbt_syscall_name", {lower_expr(*call.args[0]), slot});
+  return slot;
+}
+
+llvm::Value *Lowering::lower_signal_name(const Call &call) {
+  llvm::Value *slot = value_slot(type_of(&call).size, "signal_name");
+  call_stdlib("strings", "rbt_signal_name", {lower_expr(*call.args[0]), slot});
   return slot;
 }
 

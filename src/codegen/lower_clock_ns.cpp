@@ -23,13 +23,16 @@ llvm::Value *Lowering::lower_nsecs_n(const Call &call) {
     return b_.call_helper(BPF_FUNC_ktime_get_boot_ns, b_.getInt64Ty(), {});
   if (clock == "tai")
     return b_.call_helper(BPF_FUNC_ktime_get_tai_ns, b_.getInt64Ty(), {});
-  if (clock == "sw_tai") {
-    // For kernels without bpf_ktime_get_tai_ns (before 6.1): CLOCK_BOOTTIME plus the offset
-    // to CLOCK_TAI that user space measured when tracing started, as bpftrace does.
-    llvm::Value *boot = b_.call_helper(BPF_FUNC_ktime_get_boot_ns, b_.getInt64Ty(), {});
-    return b_.CreateAdd(boot, config_field(offsetof(RuntimeConfig, tai_offset_ns)));
-  }
+  if (clock == "sw_tai")
+    return sw_tai_ns();
   return b_.call_helper(BPF_FUNC_ktime_get_ns, b_.getInt64Ty(), {});
+}
+
+// For kernels without bpf_ktime_get_tai_ns (before 6.1): CLOCK_BOOTTIME plus the offset to
+// CLOCK_TAI that user space measured when tracing started, as bpftrace does.
+llvm::Value *Lowering::sw_tai_ns() {
+  llvm::Value *boot = b_.call_helper(BPF_FUNC_ktime_get_boot_ns, b_.getInt64Ty(), {});
+  return b_.CreateAdd(boot, config_field(offsetof(RuntimeConfig, tai_offset_ns)));
 }
 
 // {pid, tgid} of the current task as rbt's pid namespace numbers them (0 and 0 when the task

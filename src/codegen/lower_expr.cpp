@@ -411,7 +411,7 @@ void Lowering::store_lowered(llvm::Value *dst, const Type &slot_type, llvm::Valu
 }
 
 llvm::Value *Lowering::map_key(const MapRef &map, const MapDesc &desc) {
-  bool whole_key = desc.value.is_histogram() || desc.is_array();
+  bool whole_key = desc.value.is_bucketed() || desc.is_array();
   uint32_t size = whole_key ? desc.bpf_key_size() : desc.user_key_size();
   if (map.keys.size() == 1 && size == desc.key.size && writes_whole_slot(desc.key, *map.keys[0])) {
     llvm::Value *key = b_.stack_slot(size, "key", /*zeroed=*/false);

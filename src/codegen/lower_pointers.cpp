@@ -102,4 +102,8 @@ llvm::Value *Lowering::lower_block_expr(const BlockExpr &block) {
   return block.value ? lower_expr(*block.value) : nullptr;
 }
 
+// uptr/kptr change only the type's address space (sema/check_addrspace.cpp).
+llvm::Value *Lowering::lower_uptr(const Call &call) { return lower_expr(*call.args[0]); }
+llvm::Value *Lowering::lower_kptr(const Call &call) { return lower_expr(*call.args[0]); }
+
 }  // namespace rbt::codegen

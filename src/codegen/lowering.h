@@ -148,6 +148,8 @@ private:
 
   // Runtime values and library calls
   llvm::Value *config_field(size_t offset);
+  llvm::Value *sw_tai_ns();  // nsecs(sw_tai): CLOCK_TAI (lower_clock_ns.cpp)
+  llvm::Value *tseries_now();  // the time tseries() files a value under (lower_tseries.cpp)
   llvm::Value *ns_pid_tgid();
   // errorf/warnf: a printf to stderr behind the call's place (lower_actions.cpp).
   llvm::Value *lower_diagnostic(const ast::Call &call, const char *severity);

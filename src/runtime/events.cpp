@@ -232,7 +232,7 @@ void EventReader::run_action(size_t index, const uint8_t *payload) {
     }
     // bpftrace: print() of a map without keys that holds nothing prints its zero value
     // (`@: 0`, stats with zero counts); a keyed map prints nothing.
-    if (snap->entries.empty() && desc.key.is_none() && !desc.value.is_histogram())
+    if (snap->entries.empty() && desc.key.is_none() && !desc.value.is_bucketed())
       snap->entries.push_back(zero_entry(desc));
     writer_.map(*snap, arg_u64(0), arg_u64(1));
     break;

@@ -21,7 +21,8 @@ struct TypeName {
 };
 const TypeName kTypes[] = {
     {"tracepoint", "t"}, {"rawtracepoint", "rt"}, {"software", "s"}, {"hardware", "h"},
-    {"uprobe", "u"},     {"uretprobe", "ur"},     {"usdt", "U"},
+    {"uprobe", "u"},     {"uretprobe", "ur"},     {"usdt", "U"},   {"interval", "i"},
+    {"profile", "p"},
 };
 
 bool matches(const std::string &glob, const std::string &text) {
@@ -88,6 +89,15 @@ public:
         if (wanted(name))
           fprintf(out_, "%s\n", name.c_str());
       }
+    }
+  }
+
+  // interval:UNIT: and profile:UNIT: (their count is the script's choice).
+  void timers(const char *type) {
+    for (const char *unit : {"hz", "us", "ms", "s"}) {
+      std::string name = std::string(type) + ":" + unit + ":";
+      if (wanted(name))
+        fprintf(out_, "%s\n", name.c_str());
     }
   }
 
@@ -166,7 +176,16 @@ std::vector<std::string> split_colon(const std::string &s, size_t max_parts) {
 
 }  // namespace
 
-Status list_probes(const std::string &pattern, pid_t pid, bool verbose, std::FILE *out) {
+Status list_probes(const std::string &patterns, pid_t pid, bool verbose, std::FILE *out) {
+  // Several patterns, comma-separated: `kprobe:vfs_read,struct file`.
+  if (size_t comma = patterns.find(','); comma != std::string::npos) {
+    if (Status s = list_probes(patterns.substr(0, comma), pid, verbose, out); !s)
+      return s;
+    return list_probes(patterns.substr(comma + 1), pid, verbose, out);
+  }
+  const std::string &pattern = patterns;
+  if (pattern.rfind("struct ", 0) == 0 || pattern.rfind("union ", 0) == 0)
+    return list_kernel_struct(pattern, out);
   // Spell the type in full so the pattern matches the printed names.
   std::vector<std::string> parts = split_colon(pattern, 3);
   std::string type;
@@ -187,12 +206,21 @@ Status list_probes(const std::string &pattern, pid_t pid, bool verbose, std::FIL
     s = lister.raw_tracepoints();
   else if (type == "software" || type == "hardware")
     lister.perf_events(type == "hardware");
+  else if (type == "interval" || type == "profile")
+    lister.timers(type.c_str());
   else {
     s = lister.tracepoints();
     if (s)
       s = lister.raw_tracepoints();
     lister.perf_events(false);
     lister.perf_events(true);
+    lister.timers("interval");
+    lister.timers("profile");
+    // With -p: the uprobes and USDT probes of every file the process maps.
+    if (s && pid > 0)
+      s = lister.uprobes("uprobe", "*", "");
+    if (s && pid > 0)
+      s = lister.usdts("*", "");
   }
   if (!s)
     s.error().context("listing probes" + (pattern.empty() ? "" : " '" + pattern + "'"));

@@ -81,6 +81,52 @@ std::vector<uint8_t> merge_cpus(const Type &t, const uint8_t *values, size_t str
   return out;
 }
 
+// One tseries slot's {epoch, value} from its per-CPU copies ({value, meta, epoch} each, see
+// Type::tseries): the latest epoch any CPU wrote, its CPUs' values combined as the aggregation
+// says. A CPU whose epoch is 0 never wrote the slot; if none did, {0, 0}.
+std::pair<uint64_t, uint64_t> merge_tseries_cpus(const Type &t, const uint8_t *values,
+                                                 size_t stride, int ncpus) {
+  uint64_t latest = 0, value = 0, meta = 0;
+  for (int cpu = 0; cpu < ncpus; cpu++) {
+    const uint8_t *v = values + cpu * stride;
+    uint64_t epoch = load_u64(v + 16), x = load_u64(v), m = load_u64(v + 8);
+    if (epoch == 0 || epoch < latest)
+      continue;
+    if (epoch > latest) {
+      latest = epoch;
+      value = x;
+      meta = m;
+      continue;
+    }
+    switch (t.tseries_agg) {
+    case TSeriesAgg::Last:  // meta is when the value was written
+      if (m > meta) {
+        value = x;
+        meta = m;
+      }
+      break;
+    case TSeriesAgg::Avg:
+      value += x;
+      meta += m;
+      break;
+    case TSeriesAgg::Sum:
+      value += x;
+      break;
+    case TSeriesAgg::Min:
+    case TSeriesAgg::Max: {
+      bool less = t.is_signed ? static_cast<int64_t>(x) < static_cast<int64_t>(value) : x < value;
+      if (less == (t.tseries_agg == TSeriesAgg::Min) && x != value)
+        value = x;
+      break;
+    }
+    }
+  }
+  if (t.tseries_agg == TSeriesAgg::Avg && meta)
+    value = t.is_signed ? static_cast<uint64_t>(static_cast<int64_t>(value) / static_cast<int64_t>(meta))
+                        : value / meta;
+  return {latest, value};
+}
+
 }  // namespace
 
 namespace {
@@ -201,6 +247,20 @@ Status for_each_entry(int fd, size_t key_size, size_t value_size, const MapDesc 
 
 }  // namespace
 
+namespace {
+// A tseries entry's {epoch, value} pairs in order of epoch, one per epoch (the first read).
+void sort_tseries_slots(MapEntry &e) {
+  std::map<uint64_t, uint64_t> slots;
+  for (size_t i = 0; i + 1 < e.value.size() / 8; i += 2)
+    slots.try_emplace(e.u64(i), e.u64(i + 1));
+  e.value.clear();
+  for (auto [epoch, v] : slots) {
+    store_u64(e.value, e.value.size() / 8, epoch);
+    store_u64(e.value, e.value.size() / 8, v);
+  }
+}
+}  // namespace
+
 Result<MapSnapshot> snapshot_map(const bpf_map *map, const MapDesc &desc) {
   MapSnapshot snap;
   snap.desc = &desc;
@@ -219,6 +279,16 @@ Result<MapSnapshot> snapshot_map(const bpf_map *map, const MapDesc &desc) {
     if (!desc.key.is_none())
       user_key.assign(key, key + desc.key.size);
 
+    if (desc.value.kind == TypeKind::TSeries) {
+      auto [it, inserted] = hist_index.try_emplace(user_key, snap.entries.size());
+      if (inserted)
+        snap.entries.push_back({user_key, {}});
+      auto [epoch, v] = merge_tseries_cpus(desc.value, value, stride, ncpus);
+      auto &e = snap.entries[it->second].value;
+      store_u64(e, e.size() / 8, epoch);
+      store_u64(e, e.size() / 8, v);
+      return;
+    }
     if (desc.value.is_histogram()) {
       uint64_t bucket = desc.is_array() ? load_u32(key) : load_u64(key + desc.bucket_offset());
       auto [it, inserted] = hist_index.try_emplace(user_key, snap.entries.size());
@@ -241,6 +311,9 @@ Result<MapSnapshot> snapshot_map(const bpf_map *map, const MapDesc &desc) {
   };
   if (auto s = for_each_entry(fd, key_size, stride * ncpus, desc, add); !s)
     return s.error();
+  if (desc.value.kind == TypeKind::TSeries)
+    for (MapEntry &e : snap.entries)
+      sort_tseries_slots(e);
   // A histogram zero() has set still has its (empty) entry, as its hash keys would.
   if (desc.is_array() && desc.value.is_histogram() && snap.entries.empty() && zeroed)
     snap.entries.push_back({{}, std::vector<uint8_t>(bucket_count(desc.value) * 8)});

@@ -16,7 +16,9 @@ namespace rbt::runtime {
 struct MapEntry {
   std::vector<uint8_t> key;  // the user key's bytes (empty for a map without keys)
   // count/sum: one u64. min/max: {value, has_value}. avg/stats: {total, count}.
-  // hist/lhist: one u64 count per bucket. Otherwise the stored value's bytes.
+  // hist/lhist: one u64 count per bucket. tseries: {u64 epoch, u64 value} per interval slot the
+  // key has used, in order of epoch (epoch 0: a slot zero() cleared). Otherwise the stored
+  // value's bytes.
   std::vector<uint8_t> value;
 
   uint64_t u64(size_t index) const;

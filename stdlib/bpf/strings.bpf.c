@@ -111,3 +111,34 @@ __u64 rbt_syscall_name(__s64 nr, char *out) {
   __builtin_memcpy(out, name, RBT_SYSCALL_NAME_SIZE);
   return 0;
 }
+
+// signal_name(sig): the signal's description as glibc's strsignal(3) gives it on Linux, for
+// 0 to 64 (SIGRTMAX), else "N/A", as bpftrace prints it; RBT_SIGNAL_NAME_SIZE bytes at `out`.
+#define RBT_SIGNAL_NAME_SIZE 32
+static const char rbt_signal_names[65][RBT_SIGNAL_NAME_SIZE] = {
+    "Unknown signal 0", "Hangup", "Interrupt", "Quit", "Illegal instruction",
+    "Trace/breakpoint trap", "Aborted", "Bus error", "Floating point exception", "Killed",
+    "User defined signal 1", "Segmentation fault", "User defined signal 2", "Broken pipe",
+    "Alarm clock", "Terminated", "Stack fault", "Child exited", "Continued", "Stopped (signal)",
+    "Stopped", "Stopped (tty input)", "Stopped (tty output)", "Urgent I/O condition",
+    "CPU time limit exceeded", "File size limit exceeded", "Virtual timer expired",
+    "Profiling timer expired", "Window changed", "I/O possible", "Power failure",
+    "Bad system call", "Unknown signal 32", "Unknown signal 33", "Real-time signal 0",
+    "Real-time signal 1", "Real-time signal 2", "Real-time signal 3", "Real-time signal 4",
+    "Real-time signal 5", "Real-time signal 6", "Real-time signal 7", "Real-time signal 8",
+    "Real-time signal 9", "Real-time signal 10", "Real-time signal 11", "Real-time signal 12",
+    "Real-time signal 13", "Real-time signal 14", "Real-time signal 15", "Real-time signal 16",
+    "Real-time signal 17", "Real-time signal 18", "Real-time signal 19", "Real-time signal 20",
+    "Real-time signal 21", "Real-time signal 22", "Real-time signal 23", "Real-time signal 24",
+    "Real-time signal 25", "Real-time signal 26", "Real-time signal 27", "Real-time signal 28",
+    "Real-time signal 29", "Real-time signal 30",
+};
+
+__u64 rbt_signal_name(__s64 sig, char *out) {
+  static const char unknown[RBT_SIGNAL_NAME_SIZE] = "N/A";
+  const char *name = unknown;
+  if (sig >= 0 && sig < 65)
+    name = rbt_signal_names[sig];
+  __builtin_memcpy(out, name, RBT_SIGNAL_NAME_SIZE);
+  return 0;
+}

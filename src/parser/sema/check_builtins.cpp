@@ -23,6 +23,9 @@ Type TypeChecker::check_rand(const Builtin &) { return u32(); }
 Type TypeChecker::check_nsecs(const Builtin &) { return u64(); }
 Type TypeChecker::check_cgroup(const Builtin &) { return u64(); }
 // A task_struct pointer when the kernel's BTF describes it, else a plain address.
+// Kernel memory whose layout depends on the probe: cast it to a struct pointer to read it.
+Type TypeChecker::check_ctx(const Builtin &) { return Type::pointer(Type::none(), false); }
+
 Type TypeChecker::check_curtask(const Builtin &) {
   const RecordLayout *task = env_.kernel_struct ? env_.kernel_struct("task_struct") : nullptr;
   if (!task)
@@ -170,8 +173,9 @@ Type TypeChecker::check_del(const Call &call) {
     return Type::void_type();
   }
   const MapInfo &m = it->second;
-  if (m.value.is_histogram()) {
-    diags_.error(call.range, "delete() cannot remove one key of a histogram; use clear()");
+  if (m.value.is_bucketed()) {
+    diags_.error(call.range, "delete() cannot remove one key of a histogram or tseries; use "
+                             "clear()");
     return Type::none();
   }
   Type key;
@@ -315,8 +319,8 @@ Type TypeChecker::check_has_key(const Call &call) {
     unknown_map_reads_.push_back(map);
     return Type::boolean();
   }
-  if (it->second.value.is_histogram()) {
-    diags_.error(call.range, "has_key() cannot look into a histogram");
+  if (it->second.value.is_bucketed()) {
+    diags_.error(call.range, "has_key() cannot look into a histogram or tseries");
     return Type::none();
   }
   std::vector<Type> keys;
@@ -360,6 +364,14 @@ Type TypeChecker::check_syscall_name(const Call &call) {
   if (!expect_int(*call.args[0], t, "syscall_name()'s syscall number"))
     return Type::none();
   return Type::string(kSyscallNameSize);
+}
+
+// signal_name(sig): a string, looked up in BPF in a table of the signals' descriptions.
+Type TypeChecker::check_signal_name(const Call &call) {
+  Type t = check_expr(*call.args[0]);
+  if (!expect_int(*call.args[0], t, "signal_name()'s signal number"))
+    return Type::none();
+  return Type::string(kSignalNameSize);
 }
 
 Type TypeChecker::check_strncmp(const Call &call) {

@@ -27,6 +27,7 @@ constexpr uint32_t kDefaultStrlen = 64;
 constexpr uint32_t kMaxStrlen = 16384;
 // The string syscall_name() returns: each entry of its table (stdlib/bpf/syscall_names.cmake).
 constexpr uint32_t kSyscallNameSize = 32;
+constexpr uint32_t kSignalNameSize = 32;  // RBT_SIGNAL_NAME_SIZE in stdlib/bpf/strings.bpf.c
 
 // The script's `config = { ... }` block, with bpftrace's defaults.
 struct ScriptConfig {
@@ -35,6 +36,9 @@ struct ScriptConfig {
   bool print_maps_on_exit = true;
   StackMode stack_mode = StackMode::Bpftrace;
   MissingProbes missing_probes = MissingProbes::Error;
+  // BPFTRACE_DUMMY_TS_MAP=@ts (a test hook, as in bpftrace): tseries() takes its time from the
+  // scalar map @ts instead of the clock, so a test can choose the intervals it fills.
+  std::string dummy_ts_map;
 };
 
 // Config set from the environment (BPFTRACE_MAX_STRLEN=...): as in bpftrace, it takes
@@ -44,6 +48,7 @@ struct ConfigOverrides {
   std::optional<uint64_t> max_map_keys;
   std::optional<bool> print_maps_on_exit;
   std::optional<StackMode> stack_mode;
+  std::string dummy_ts_map;  // BPFTRACE_DUMMY_TS_MAP (ScriptConfig::dummy_ts_map)
 };
 
 struct MapInfo {

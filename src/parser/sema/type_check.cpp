@@ -32,68 +32,6 @@ Type storage_type(const Type &t) {
   return t;
 }
 
-// config = { max_strlen = 128; max_map_keys = 10000; print_maps_on_exit = false;
-//            stack_mode = perf }
-void TypeChecker::check_config(const Program &program) {
-  ScriptConfig &c = info_.config;
-  for (const ConfigItem &item : program.config) {
-    auto number = const_int(*item.value);
-    auto *word = dyn_cast<Builtin>(item.value);
-    auto *lit = dyn_cast<IntLit>(item.value);
-    // bpftrace also takes the environment variable's spelling: BPFTRACE_MAX_STRLEN, MAX_STRLEN.
-    std::string key = item.key;
-    for (char &ch : key)
-      ch = static_cast<char>(tolower(static_cast<unsigned char>(ch)));
-    if (key.rfind("bpftrace_", 0) == 0)
-      key = key.substr(9);
-    if (key == "max_strlen") {
-      if (!number || *number < 1 || *number > kMaxStrlen)
-        diags_.error(item.range,
-                     "max_strlen must be an integer from 1 to " + std::to_string(kMaxStrlen));
-      else
-        c.max_strlen = static_cast<uint32_t>(*number);
-    } else if (key == "max_map_keys") {
-      // A BPF map's max_entries is 32 bits: a larger number must not wrap (2^32+1 to 1).
-      if (!number || *number < 1 || static_cast<uint64_t>(*number) > UINT32_MAX)
-        diags_.error(item.range, "max_map_keys must be an integer from 1 to 4294967295");
-      else
-        c.max_map_keys = static_cast<uint64_t>(*number);
-    } else if (key == "print_maps_on_exit") {
-      if (!lit || !lit->is_bool)
-        diags_.error(item.range, "print_maps_on_exit must be true or false");
-      else
-        c.print_maps_on_exit = lit->value != 0;
-    } else if (key == "stack_mode") {
-      if (!word || (word->name != "bpftrace" && word->name != "perf" && word->name != "raw"))
-        diags_.error(item.range, "stack_mode must be bpftrace, perf or raw");
-      else
-        c.stack_mode = word->name == "perf" ? StackMode::Perf
-                       : word->name == "raw" ? StackMode::Raw
-                                             : StackMode::Bpftrace;
-    } else if (key == "missing_probes") {
-      if (!word || (word->name != "error" && word->name != "warn" && word->name != "ignore"))
-        diags_.error(item.range, "missing_probes must be error, warn or ignore");
-      else
-        c.missing_probes = word->name == "warn"     ? MissingProbes::Warn
-                           : word->name == "ignore" ? MissingProbes::Ignore
-                                                    : MissingProbes::Error;
-    } else {
-      diags_.error(item.range, "unknown config key '" + item.key +
-                                   "' (max_strlen, max_map_keys, print_maps_on_exit, stack_mode, "
-                                   "missing_probes)");
-    }
-  }
-  const ConfigOverrides &env = env_.config_env;
-  if (env.max_strlen)
-    c.max_strlen = *env.max_strlen;
-  if (env.max_map_keys)
-    c.max_map_keys = *env.max_map_keys;
-  if (env.print_maps_on_exit)
-    c.print_maps_on_exit = *env.print_maps_on_exit;
-  if (env.stack_mode)
-    c.stack_mode = *env.stack_mode;
-}
-
 void TypeChecker::check_program(const Program &program) {
   changed_ = false;
   check_config(program);

@@ -34,7 +34,9 @@ public:
 #include "builtins.def"
 
 private:
-  void check_config(const ast::Program &program);
+  void check_config(const ast::Program &program);  // check_config.cpp
+  void check_ignored_config(const ast::ConfigItem &item, const std::string &key);
+  Type check_address_space(const ast::Call &call, bool user);  // uptr/kptr (check_addrspace.cpp)
   void check_probe(const ast::Probe &probe);
   void resolve_attach_points(const ast::Probe &probe);
   void check_block(const ast::Block &block);

@@ -5,6 +5,7 @@
 
 #include "histogram.h"
 #include "text.h"
+#include "tseries.h"
 #include "value_format.h"
 
 namespace rbt::output {
@@ -276,7 +277,12 @@ std::string json_map(MapSnapshot &snap, uint64_t top, uint64_t div) {
   sort_entries(snap);
   keep_top(snap, top);
   std::string type, body;
-  if (d.value.is_histogram()) {
+  if (d.value.kind == TypeKind::TSeries) {
+    type = "tseries";
+    auto points = tseries_points(snap);
+    size_t i = 0;  // entries() visits the entries in order
+    body = entries(snap, [&](const MapEntry &) { return json_tseries(d.value, points[i++]); });
+  } else if (d.value.is_histogram()) {
     type = "hist";
     body = entries(snap, [&](const MapEntry &e) {
       return json_buckets(d.value, entry_buckets(d, e), div);

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "histogram.h"
+#include "tseries.h"
 #include "value_format.h"
 #include "warnings.h"
 
@@ -153,6 +154,13 @@ void print_map_text(std::FILE *out, MapSnapshot &snap, uint64_t top, uint64_t di
   const MapDesc &d = *snap.desc;
   sort_entries(snap);
   keep_top(snap, top);
+  if (d.value.kind == TypeKind::TSeries) {
+    auto points = tseries_points(snap);
+    for (size_t i = 0; i < snap.entries.size(); i++)
+      fprintf(out, "%s:\n%s\n", format_key(d, snap.entries[i]).c_str(),
+              format_tseries(d.value, points[i]).c_str());
+    return;
+  }
   for (const MapEntry &e : snap.entries) {
     std::string name = format_key(d, e);
     if (d.value.is_histogram()) {
