@@ -3,7 +3,7 @@
 workload is on top: `check_tool.py WORKLOAD` prints `top: LABEL` for the method (block
 prefixes removed) that the heaviest share of the workload's samples ran in, the leaf-most frame
 of WORKLOAD in each stack, then `share: P%` of that method and `kernel: K` for the top stack's
-leaf-most kernel frame ("none" if it has none). Other processes' stacks are ignored."""
+leaf-most kernel frame below the tracepoint's own (`__traceiter_*`), "none" if it has none. Other processes' stacks are ignored."""
 
 import re
 import sys
@@ -22,6 +22,10 @@ for line in sys.stdin:
     by_method[label] += int(count)
     ruby_or_c = [i for i, f in enumerate(frames) if "(" in f or "<cfunc>" in f]
     kernel = frames[ruby_or_c[-1] + 1:] if ruby_or_c else []
+    # The tracepoint's own machinery at the leaf (__traceiter_sched_switch calls the probe on
+    # this kernel) is the tracer's, not where the thread blocked.
+    while kernel and re.match(r"(__traceiter_|perf_trace_|bpf_trace_run|trace_call_bpf)", kernel[-1]):
+        kernel.pop()
     if label not in leaf_stack or int(count) > leaf_stack[label][0]:
         leaf_stack[label] = (int(count), kernel[-1] if kernel else "none")
 if not by_method:
