@@ -584,6 +584,23 @@ def run_case(case, rbt, workdir):
         proc = subprocess.Popen(cmd, shell=True, cwd=workdir, env=env, start_new_session=True,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         lines = queue.Queue()
+        glue = []  # a line cut by the marker: the next line continues it
+
+        def split_marker(line, out):
+            """rbt's marker goes to stderr and joins stdout's unterminated text on one line
+            ("BEGIN__rbt_attached__"): keep the text, continued by the next line, and return
+            the marker alone."""
+            if glue:
+                glue.clear()
+                if out:
+                    out[-1] += line
+                    return ""
+            text = line.rstrip("\n")
+            if text != MARKER and text.endswith(MARKER):
+                out.append(text[:-len(MARKER)])
+                glue.append(True)
+                return MARKER + "\n"
+            return line
 
         def reader():
             for raw in iter(proc.stdout.readline, b""):
@@ -606,6 +623,7 @@ def run_case(case, rbt, workdir):
             if line is None:
                 eof = True
                 break
+            line = split_marker(line, out)
             if line.rstrip("\n") == MARKER and not res.attached:
                 res.attached = True
                 deadline = time.monotonic() + timeout
@@ -645,8 +663,10 @@ def run_case(case, rbt, workdir):
                 line = lines.get_nowait()
             except queue.Empty:
                 break
-            if line is not None and line.rstrip("\n") != MARKER:
-                out.append(line)
+            if line is not None:
+                line = split_marker(line, out)
+                if line.rstrip("\n") != MARKER:
+                    out.append(line)
         res.output = "".join(out)
         res.rc = proc.returncode
     finally:
