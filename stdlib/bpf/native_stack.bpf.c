@@ -120,6 +120,16 @@ struct {
 // mixed stack's 3.5 with one remembered id, 0.08 with 64).
 #define STORED_IDS 64
 
+// A frame of the last walk, as it was entered: the state the unwinder had (ip, sp, bp and
+// the anchor's count), what it recorded, where the caller's rbp was read (0: not read) and,
+// for a last frame whose return address read 0 (the stack's end), where that was; whether
+// its row computes the CFA from rbp, and whether it leaves the caller's rbp unknown.
+struct memo_frame {
+  __u64 ip, sp, bp, at, bp_addr, zero_ra_addr;
+  __u32 anchors_left;
+  __u8 uses_bp, loses_bp;
+};
+
 struct native_scratch {
   __u64 ip, sp, bp, hash;
   __u32 max, functions;
@@ -133,6 +143,15 @@ struct native_scratch {
   __u64 known_mm;
   __u32 known_tgid, known_generation, known_epoch, generation;
   __u64 stored[STORED_IDS];  // stack ids this CPU found or stored in rbt_native_stacks
+  // The last complete walk on this CPU (memo[memo_cur]) and what it was a walk of; the
+  // current walk writes its frames to the other buffer. See try_memo.
+  __u32 memo_cur, memo_count, memo_stop, memo_tgid, memo_generation, memo_functions;
+  __u64 memo_mm, memo_anchor, memo_to_interpreter;
+  __u32 memo_usable;  // this walk may take the memo's suffix
+  __u32 memo_j;       // the memo's frame to compare with next (its sp grows with the walk's)
+  __u32 verifying;    // 1: this walk's frames are the memo's from memo_k on, being checked
+  __u32 memo_k;
+  struct memo_frame memo[2][RBT_NATIVE_MAX_DEPTH];
   __u8 chunk[STACK_CHUNK];
   struct rbt_native_stack stack;
 };
@@ -257,6 +276,90 @@ static __always_inline void record_frame(struct native_scratch *s, __u32 n, __u6
   s->hash = (s->hash ^ at) * 0x100000001b3ULL;
 }
 
+// ---- The suffix memo ----
+//
+// Samples of a busy thread repeat their callers: from the first few frames up, a walk usually
+// meets the frames the last walk on this CPU met, at the same stack addresses. When a frame's
+// unwinding state (ip, sp, the anchor's count) equals a frame of the last walk, of the same
+// image and rows, the rest of that walk follows from the same stack words: each step reads the
+// caller's return address (and saved rbp) at addresses the state fixes. So the rest is taken
+// from the memo once those words are read again and found unchanged, which is exact, frame for
+// frame, and skips the row lookups (cache misses in a program that thrashes the caches between
+// samples). rbp is compared only where a row computes the CFA from it: code built without
+// frame pointers keeps data in rbp, which differs from sample to sample, and a frame that
+// saves rbp gives its caller the saved value, read and checked like the return address. A
+// word that changed ends the check, and the walk goes on as usual from the last frame known to
+// be the same.
+
+// 1 when frame n (state in s) is memo frame memo_j: the walk then takes the memo's frames.
+static __always_inline int try_memo(struct native_scratch *s, __u32 n) {
+  __u32 r = s->memo_cur & 1, count = s->memo_count;
+  if (count > RBT_NATIVE_MAX_DEPTH)
+    return 0;
+  __u32 j = s->memo_j;
+  for (int i = 0; i < 8 && j < count && s->memo[r][j & (RBT_NATIVE_MAX_DEPTH - 1)].sp < s->sp;
+       i++)
+    j++;
+  s->memo_j = j;
+  if (j >= count)
+    return 0;
+  struct memo_frame *m = &s->memo[r][j & (RBT_NATIVE_MAX_DEPTH - 1)];
+  // The leaf is looked up at its pc, every other frame at its return address - 1.
+  if (m->sp != s->sp || m->ip != s->ip || m->anchors_left != s->anchors_left ||
+      (j == 0) != (n == 0) || n + (count - j) > s->max)
+    return 0;
+  s->verifying = 1;
+  s->memo_k = j;
+  return 1;
+}
+
+// Frame n is memo frame memo_k (its ip and sp; s->bp is the walk's own): checks the words
+// that lead to memo frame memo_k + 1, then records frame n from the memo. Returns 1 when the
+// walk is complete, 0 to go on, and -1 when something differs: the walk then unwinds frame n
+// itself.
+static __always_inline long memo_step(struct native_scratch *s, __u32 n) {
+  __u32 r = s->memo_cur & 1, k = s->memo_k;
+  struct memo_frame *m = &s->memo[r][k & (RBT_NATIVE_MAX_DEPTH - 1)];
+  int last = k + 1 >= s->memo_count;
+  int err = 0;
+  __u64 bp = s->bp;
+  if (m->uses_bp && bp != m->bp)
+    last = -1;  // the CFA is computed from rbp, which is not the memo's
+  else if (last && m->zero_ra_addr && (stack_word(s, m->zero_ra_addr, &err) != 0 || err))
+    last = -1;  // the end was a zeroed return address, no longer zero: unwind it anew
+  if (!last) {
+    struct memo_frame *next = &s->memo[r][(k + 1) & (RBT_NATIVE_MAX_DEPTH - 1)];
+    if (m->bp_addr) {
+      bp = stack_word(s, m->bp_addr, &err);
+      if (bp != next->bp)
+        last = -1;
+    } else if (m->loses_bp) {
+      bp = 0;
+    }
+    if (stack_word(s, next->sp - 8, &err) != next->ip || err)
+      last = -1;
+  }
+  if (last < 0) {
+    s->verifying = 0;
+    s->memo_usable = 0;
+    s->ip = m->ip;
+    s->sp = m->sp;
+    s->anchors_left = m->anchors_left;
+    return -1;
+  }
+  s->bp = bp;
+  s->memo[r ^ 1][n & (RBT_NATIVE_MAX_DEPTH - 1)] = *m;
+  s->stack.pcs[n & (RBT_NATIVE_MAX_DEPTH - 1)] = m->at;
+  s->stack.count = n + 1;
+  s->hash = (s->hash ^ m->at) * 0x100000001b3ULL;
+  if (last) {
+    s->stack.stop = s->memo_stop;
+    return 1;
+  }
+  s->memo_k = k + 1;
+  return 0;
+}
+
 // One frame: records it, then steps to the caller. Returns 1 to end the walk.
 static long unwind_one(__u64 index, void *ctx) {
   struct native_scratch *s = ((struct native_ctx *)ctx)->s;
@@ -266,6 +369,22 @@ static long unwind_one(__u64 index, void *ctx) {
     s->stack.stop = RBT_NATIVE_STOP_DEPTH;
     return 1;
   }
+  if (s->verifying || (s->memo_usable && try_memo(s, n))) {
+    long done = memo_step(s, n);
+    if (done >= 0)
+      return done;
+  }
+  // This frame as the next walk's memo will see it.
+  struct memo_frame *w = &s->memo[(s->memo_cur & 1) ^ 1][n & (RBT_NATIVE_MAX_DEPTH - 1)];
+  w->ip = s->ip;
+  w->sp = s->sp;
+  w->bp = s->bp;
+  w->anchors_left = s->anchors_left;
+  w->bp_addr = 0;
+  w->zero_ra_addr = 0;
+  w->uses_bp = 0;
+  w->loses_bp = 0;
+  w->at = s->ip;  // what record_frame(s, n, 0) records, where the walk stops without a row
   // A return address points after its call: look the caller up at the call itself.
   __u64 pc = n == 0 ? s->ip : s->ip - 1;
   __u32 slot = (__u32)((pc ^ (pc >> 12) ^ s->stack.tgid) & (RBT_UNWIND_CACHE / 2 - 1));
@@ -313,6 +432,7 @@ static long unwind_one(__u64 index, void *ctx) {
   }
   __u64 func = c->func & ~CACHED_INTERPRETER;
   record_frame(s, n, func);
+  w->at = s->stack.pcs[n & (RBT_NATIVE_MAX_DEPTH - 1)];
   if (s->anchors_left && func == s->anchor && --s->anchors_left == 0)
     return 1;  // the root-most C method's frame: what is rootward is dropped (stop: END)
   if (s->to_interpreter && (c->func & CACHED_INTERPRETER))
@@ -325,6 +445,7 @@ static long unwind_one(__u64 index, void *ctx) {
   switch (r->cfa_kind) {
   case RBT_UNWIND_CFA_RSP: cfa = s->sp + (__s64)r->cfa_off; break;
   case RBT_UNWIND_CFA_RBP:
+    w->uses_bp = 1;
     if (!s->bp) {
       s->stack.stop = RBT_NATIVE_STOP_READ;
       return 1;
@@ -339,16 +460,21 @@ static long unwind_one(__u64 index, void *ctx) {
     return 1;
   }
   int err = 0;
-  if (r->rbp_kind == RBT_UNWIND_RBP_SAVED && r->cfa_kind != RBT_UNWIND_CFA_PLT)
-    s->bp = stack_word(s, cfa + (__s64)r->rbp_off, &err);  // below the return address
+  if (r->rbp_kind == RBT_UNWIND_RBP_SAVED && r->cfa_kind != RBT_UNWIND_CFA_PLT) {
+    w->bp_addr = cfa + (__s64)r->rbp_off;
+    s->bp = stack_word(s, w->bp_addr, &err);  // below the return address
+  }
   __u64 ra = stack_word(s, cfa - 8, &err);
-  if (r->rbp_kind == RBT_UNWIND_RBP_LOST && r->cfa_kind != RBT_UNWIND_CFA_PLT)
+  if (r->rbp_kind == RBT_UNWIND_RBP_LOST && r->cfa_kind != RBT_UNWIND_CFA_PLT) {
+    w->loses_bp = 1;
     s->bp = 0;
+  }
   if (err) {
     s->stack.stop = RBT_NATIVE_STOP_READ;
     return 1;
   }
   if (!ra) {  // a zeroed return address also marks the outermost frame
+    w->zero_ra_addr = cfa - 8;
     s->stack.stop = RBT_NATIVE_STOP_END;
     return 1;
   }
@@ -426,10 +552,27 @@ static __always_inline struct native_scratch *walk_native(__u64 max_depth, __u64
   s->anchor = s->to_interpreter ? 0 : anchor & ((1ULL << 48) - 1);
   s->anchors_left = s->to_interpreter ? 0 : anchor >> 48;
   s->generation = known ? s->known_generation : p->generation;
+  s->memo_usable = s->memo_count && s->memo_tgid == tgid && s->memo_mm == mm &&
+                   s->memo_generation == s->generation && s->memo_functions == s->functions &&
+                   s->memo_anchor == s->anchor && s->memo_to_interpreter == s->to_interpreter;
+  s->memo_j = 0;
+  s->verifying = 0;
   struct native_ctx c = {s, p};
   bpf_loop(RBT_NATIVE_MAX_DEPTH + 1, unwind_one, &c, 0);
   if (s->stack.stop == RBT_NATIVE_STOP_UNKNOWN)
     ask_user_space(tgid);  // a library loaded since user space read the maps, perhaps
+  // The memo is a walk that ended at the stack's end or at a frame without CFI: one cut by
+  // the depth, a read or an unknown pc ends elsewhere another time.
+  int whole = s->stack.stop == RBT_NATIVE_STOP_END || s->stack.stop == RBT_NATIVE_STOP_NO_CFI;
+  s->memo_count = whole ? s->stack.count : 0;
+  s->memo_cur ^= 1;
+  s->memo_stop = s->stack.stop;
+  s->memo_tgid = tgid;
+  s->memo_mm = mm;
+  s->memo_generation = s->generation;
+  s->memo_functions = s->functions;
+  s->memo_anchor = s->anchor;
+  s->memo_to_interpreter = s->to_interpreter;
   return s;
 }
 

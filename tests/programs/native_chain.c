@@ -27,10 +27,30 @@ __attribute__((noinline)) long chain_outer(long a) {
   return r + x * y;
 }
 
+// Two copies of chain_outer with the same code, so the same frame layout: called in turn from
+// the same place, everything above them (stack addresses, registers) is the same and only the
+// return address in chain_middle's frame tells them apart ("alt": nstack must not take one
+// for the other, however it reuses the last walk).
+__attribute__((noinline)) long chain_outer_even(long a) {
+  long x = a ^ 13, y = a + 17;
+  long r = chain_middle(x, y);
+  return r + x * y;
+}
+
+__attribute__((noinline)) long chain_outer_odd(long a) {
+  long x = a ^ 13, y = a + 17;
+  long r = chain_middle(x, y);
+  return r + x * y;
+}
+
 int main(int argc, char **argv) {
   long n = argc > 1 ? atol(argv[1]) : 0;  // 0: forever
+  int alternate = argc > 2 && argv[2][0] == 'a';
   for (long i = 0; n == 0 || i < n; i++) {
-    sink += chain_outer(i);
+    if (alternate)
+      sink += (i & 1) ? chain_outer_odd(i) : chain_outer_even(i);
+    else
+      sink += chain_outer(i);
     if (n == 0 && i % 1000 == 999)
       usleep(1000);
   }
