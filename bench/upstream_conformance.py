@@ -8,11 +8,12 @@ classified as applicable on this machine or not (with the reason), each applicab
 once, one at a time, with {{BPFTRACE}} replaced by rbt, and the failures are grouped by a cause
 inferred from rbt's output. See docs/bpftrace-compat.md.
 
-    sudo bench/upstream_conformance.py [--rbt build/rbt] [--filter REGEX] [--json] [--list]
+    sudo bench/upstream_conformance.py [--rbt build/rbt] [--filter REGEX] [--cases FILE] [--json] [--list]
 """
 
 import argparse
 import collections
+import fnmatch
 import json
 import os
 import platform
@@ -238,6 +239,20 @@ def referenced_programs(case):
             continue
         out.add("testprogs/" + p)
     out |= {"testlibs/" + l for l in libs}
+    return sorted(out)
+
+
+def wildcard_programs(case, workdir):
+    """Test programs a wildcard in a case names (`usdt:./testprogs/usdt_test*::*`): each one's
+    plain and -pie build, as bpftrace's CMake builds every test program both ways."""
+    text = " ".join([case.run, case.prog, case.after] + case.befores)
+    out = set()
+    for pat in re.findall(r"testprogs/([A-Za-z0-9_.\-]*\*[A-Za-z0-9_.\-*]*)", text):
+        for src in os.listdir(os.path.join(workdir, "testprogs")):
+            base, ext = os.path.splitext(src)
+            if ext != ".c":
+                continue
+            out |= {"testprogs/" + n for n in (base, base + "-pie") if fnmatch.fnmatch(n, pat)}
     return sorted(out)
 
 
@@ -781,6 +796,9 @@ def main():
                     help="git directory of bpftrace's repository (default: %(default)s)")
     ap.add_argument("--rev", default="HEAD", help="revision of bpftrace's tests (HEAD)")
     ap.add_argument("--filter", help="regex on SUITE.NAME: run only matching cases")
+    ap.add_argument("--cases", metavar="FILE",
+                    help="run only the cases named in FILE, one SUITE.NAME a line "
+                         "(bench/filters/ keeps helpers' groups)")
     ap.add_argument("--json", action="store_true", help="machine-readable result on stdout")
     ap.add_argument("--list", action="store_true", help="classify only; run nothing")
     ap.add_argument("--keep", action="store_true", help="keep the temporary directory")
@@ -812,6 +830,10 @@ def main():
             log("parse: " + e)
         if args.filter:
             cases = [c for c in cases if re.search(args.filter, c.id)]
+        if args.cases:
+            with open(args.cases) as f:
+                wanted = {line.strip() for line in f if line.strip()}
+            cases = [c for c in cases if c.id in wanted]
 
         builder = Builder(workdir, log if args.verbose else (lambda m: None))
         built = set()
@@ -819,6 +841,8 @@ def main():
             for p in referenced_programs(c):
                 if builder.build(p):
                     built.add(p)
+            for p in wildcard_programs(c, workdir):
+                builder.build(p)
         if "testlibs/libsimple.so" not in built:       # some cases use it by library name
             if builder.build("testlibs/libsimple.so"):
                 built.add("testlibs/libsimple.so")

@@ -26,13 +26,17 @@
 
 namespace {
 
-const char *kUsage = R"(usage: rbt [options] PROGRAM-FILE [options] [ARGS...] [-- ARGS... --NAME=VALUE...]
-       rbt [options] -e 'PROGRAM' [ARGS...] [-- ARGS... --NAME=VALUE...]
-       rbt TOOL [-p PID | -c 'COMMAND'] [options] [ARGS...]   (a stdlib tool, by name)
-       rbt --list-tools
-       rbt record [-p PID | -c 'COMMAND'] [-F HZ] [--off-cpu] [--io] [--faults] [--gc] [-o FILE]
-       rbt report [-f text|firefox|pprof|speedscope|folded|svg] [-o OUT] [--lines] [FILE]
+// The synopsis, a "USAGE:" section as in bpftrace's help; usage errors print it too.
+const char *kSynopsis = R"(USAGE:
+    rbt [options] PROGRAM-FILE [options] [ARGS...] [-- ARGS... --NAME=VALUE...]
+    rbt [options] -e 'PROGRAM' [ARGS...] [-- ARGS... --NAME=VALUE...]
+    rbt TOOL [-p PID | -c 'COMMAND'] [options] [ARGS...]   (a stdlib tool, by name)
+    rbt --list-tools
+    rbt record [-p PID | -c 'COMMAND'] [-F HZ] [--off-cpu] [--io] [--faults] [--gc] [-o FILE]
+    rbt report [-f text|firefox|pprof|speedscope|folded|svg] [-o OUT] [--lines] [FILE]
+)";
 
+const char *kUsage = R"(
 A tracing language for Linux: bpftrace's language, plus Ruby stacks (rstack).
 
 options:
@@ -118,6 +122,12 @@ bool is_map_profile_format(std::string_view name) {
 
 int usage_error(const std::string &message) {
   fprintf(stderr, "rbt: error: %s\nhint: see 'rbt --help'\n", message.c_str());
+  return 2;
+}
+
+// An option rbt does not know: the error, then the synopsis (bpftrace prints its usage).
+int unknown_option(const std::string &message) {
+  fprintf(stderr, "rbt: error: %s\n%shint: see 'rbt --help'\n", message.c_str(), kSynopsis);
   return 2;
 }
 
@@ -249,7 +259,7 @@ std::optional<int> parse_command_line(int argc, char **argv, Options &opts) {
         return 1;
       }
       return 0;
-    case 'h': fputs(kUsage, stdout); return 0;
+    case 'h': fputs(kSynopsis, stdout); fputs(kUsage, stdout); return 0;
     case 'V': printf("rbt v%s\n", RBT_VERSION); return 0;
     case '?':
     default:
@@ -261,10 +271,13 @@ std::optional<int> parse_command_line(int argc, char **argv, Options &opts) {
           return usage_error("option '" + word.substr(0, eq) + "' takes no value");
         return usage_error("option '" + word + "' needs an argument");
       }
-      if (optopt)
+      if (optopt && strchr("ecpofd", optopt))
         return usage_error(std::string("option -") + static_cast<char>(optopt) +
-                           (strchr("ecpofd", optopt) ? " needs an argument" : " is not known"));
-      return usage_error(std::string("option '") + argv[optind - 1] + "' is not known");
+                           " needs an argument");
+      if (optopt)
+        return unknown_option(std::string("option -") + static_cast<char>(optopt) +
+                              " is not known");
+      return unknown_option(std::string("option '") + argv[optind - 1] + "' is not known");
     }
   }
   // bpftrace refuses both at once too; rbt would otherwise scope probes to one and drop the other.

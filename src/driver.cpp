@@ -85,6 +85,15 @@ int compile_program(const Options &options, cache::CacheEntry &object) {
     diags.render(std::cerr, !warnings_suppressed);
     return 1;
   }
+  if (sema.named_params_help) {
+    // bpftrace's wording ("expected program options"), one parameter a line.
+    printf("%s\n", sema.named_params.empty() ? "the script reads no named parameters (getopt())"
+                                             : "expected program options:");
+    for (const auto &[name, p] : sema.named_params)
+      printf("  --%s%s%s (default %s)\n", name.c_str(), p.description.empty() ? "" : ": ",
+             p.description.c_str(), p.default_text.c_str());
+    return 0;
+  }
   std::ostringstream warnings;
   diags.render(warnings);
   if (!warnings_suppressed)

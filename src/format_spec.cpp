@@ -54,8 +54,9 @@ ParsedFormat parse_format(const std::string &f) {
       cur.int_bits = 8;
     else if (length == "h")
       cur.int_bits = 16;
-    else if (length.empty() || length == "l" || length == "ll" || length == "j" ||
-             length == "z" || length == "t")
+    else if (length.empty())  // C's int: bpftrace (and C) print %x of 0x12345678abcdef as 78abcdef
+      cur.int_bits = 32;
+    else if (length == "l" || length == "ll" || length == "j" || length == "z" || length == "t")
       cur.int_bits = 64;
     else {
       out.error = "unknown length modifier '" + length + "'";

@@ -15,8 +15,7 @@ struct FormatPiece {
   char conversion = 0;     // 'd' 'i' 'u' 'x' 'X' 'o' 'c' 's' 'p' 'r', or 0 for trailing text only
   char buffer_mode = 0;    // 'r' only: 'x' for %rx (every byte as \xNN), 'h' for %rh ("0a fe")
   // Integer conversions: the bits of the value printed, from the C length modifier: hh 8, h 16,
-  // none and l ll j z t 64. Current bpftrace reads a conversion without modifier as long long
-  // (bpftrace 0.17 handed it to C's printf, where %x printed 32 bits).
+  // none 32 (C's int, as bpftrace: %d of 2^32 + 1 prints 1), l ll j z t 64.
   unsigned int_bits = 64;
 };
 

@@ -7,7 +7,8 @@
 // expression holding a copy of the body. Parameters are bpftrace's hygienic kinds: `x` is an
 // expression pasted wherever x appears, `$v` a caller's variable used by name, `@m` a caller's
 // map. Variables the body creates are its own (renamed so they cannot meet the caller's), and
-// the body may use no map that was not passed to it.
+// the body may use no map that was not passed to it. bpftrace's stdlib macro assert(cond,
+// message) is built in (assert_block).
 
 #include "macros.h"
 
@@ -138,6 +139,8 @@ private:
         a = rewrite(a, depth);
       if (const MacroDef *m = find(c->name, c->args.size()))
         return expand(*m, c->args, e->range, depth);
+      if (c->name == "assert" && c->args.size() == 2 && !is_macro_name(c->name))
+        return assert_block(*c);
       if (is_macro_name(c->name))
         diags_.error(c->range, "macro '" + c->name + "' takes a different number of arguments (" +
                                    std::to_string(c->args.size()) + " given)");
@@ -201,6 +204,19 @@ private:
     default:
       return e;
     }
+  }
+
+  // bpftrace's stdlib macro assert(cond, message), unless the script defines its own:
+  //   { if (!cond) { errorf("assert failed: %s", message); exit(1); } }
+  Expr *assert_block(const Call &c) {
+    const SourceRange &at = c.range;
+    auto *fail = ctx_.make<Call>(
+        at, "errorf", std::vector<Expr *>{ctx_.make<StrLit>(at, "assert failed: %s"), c.args[1]});
+    auto *stop = ctx_.make<Call>(at, "exit", std::vector<Expr *>{ctx_.make<IntLit>(at, 1)});
+    auto *then = ctx_.make<Block>(
+        at, std::vector<Stmt *>{ctx_.make<ExprStmt>(at, fail), ctx_.make<ExprStmt>(at, stop)});
+    auto *check = ctx_.make<If>(at, ctx_.make<Unary>(at, UnaryOp::Not, c.args[0]), then, nullptr);
+    return ctx_.make<BlockExpr>(at, std::vector<Stmt *>{check}, nullptr);
   }
 
   Expr *expand(const MacroDef &m, const std::vector<Expr *> &args, const SourceRange &at,
@@ -409,8 +425,7 @@ private:
 }  // namespace
 
 void expand_macros(Program &program, ASTContext &ctx, DiagnosticEngine &diags) {
-  if (program.macros.empty())
-    return;
+  // Also without macros of the script's own: assert() is one (bpftrace's stdlib).
   Expander(ctx, diags, program.macros).run(program);
 }
 

@@ -22,6 +22,7 @@ CatResult cat_file(const std::string &path) {
     r.error = strerror(EISDIR);
     return r;
   }
+  r.opened = true;
   char buf[65536];
   while (r.text.size() <= kMaxCatBytes) {
     ssize_t n = read(fd, buf, sizeof(buf));

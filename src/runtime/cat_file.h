@@ -15,6 +15,7 @@ struct CatResult {
   std::string text;
   std::string error;       // strerror of a failed open or read ("" when it went well)
   bool truncated = false;  // the file has more than kMaxCatBytes
+  bool opened = false;     // false: the error is open()'s (or the path is a directory)
 };
 
 // Opens without blocking (a FIFO with no writer is empty, not a hang), refuses a directory,

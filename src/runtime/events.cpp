@@ -60,6 +60,10 @@ std::string run_command(const std::string &command) {
 // cat()'s text, with a warning when the file cannot be read or is cut (cat_file.h).
 std::optional<std::string> read_file(const std::string &path) {
   CatResult r = cat_file(path);
+  if (!r.opened) {  // bpftrace's words; an error, as there, though the script goes on
+    fprintf(stderr, "rbt: error: failed to open file '%s' (%s)\n", path.c_str(), r.error.c_str());
+    return std::nullopt;
+  }
   if (!r.error.empty() && r.text.empty()) {
     warn("cat(\"" + path + "\"): " + r.error);
     return std::nullopt;

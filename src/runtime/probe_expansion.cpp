@@ -118,11 +118,13 @@ Result<std::vector<ProbeDesc>> expand_uprobe(const ProbeDesc &probe, pid_t pid) 
     return make_error("", "a wildcard symbol cannot take an offset",
                       "probe one function with func+offset");
 
+  // A wildcard binary with one symbol (uprobe:*:func -p PID): the files that define it.
+  const bool wild_target = has_wildcard(probe.target);
   std::vector<ProbeDesc> out;
   for (auto &path : *files) {
     ProbeDesc base = probe;
     set_target(base, path, pid);
-    if (!is_address && !wild) {
+    if (!is_address && !wild && !wild_target) {
       base.name = uprobe_name(base);
       out.push_back(std::move(base));
       continue;
@@ -143,6 +145,13 @@ Result<std::vector<ProbeDesc>> expand_uprobe(const ProbeDesc &probe, pid_t pid) 
       base.offset = address;
       base.name = uprobe_name(base);
       out.push_back(std::move(base));
+      continue;
+    }
+    if (!wild) {
+      if (!elf->match(probe.func).empty()) {
+        base.name = uprobe_name(base);
+        out.push_back(std::move(base));
+      }
       continue;
     }
     for (const ElfSymbol *sym : elf->match(probe.func)) {

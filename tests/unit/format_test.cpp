@@ -63,3 +63,18 @@ TEST(Format, buffers_print_as_bpftrace_hex) {
   EXPECT_EQ(rbt::output::format_printf(f, args, payload.data()),
             "A\\x00\\xff |\\x41\\x00\\xff\\x20|41 00 ff 20|41 00 ff 20");
 }
+
+// As C's printf and bpftrace: no length modifier is an int, hh a char, h a short, l/ll/j 64 bits.
+TEST(Format, length_modifiers_cut_integers_as_c_does) {
+  Type args = Type::tuple(std::vector<Type>(6, Type::integer(64, true)));
+  std::vector<uint8_t> payload(args.size);
+  int64_t x = 0x12345678abcdef, big = 0x100000001;
+  for (int i = 0; i < 4; i++)
+    memcpy(payload.data() + args.offsets[i], &x, 8);
+  memcpy(payload.data() + args.offsets[4], &big, 8);
+  memcpy(payload.data() + args.offsets[5], &big, 8);
+  auto f = parse_format("%hhx %hx %x %jx %d %ld");
+  ASSERT_EQ(f.error, "");
+  EXPECT_EQ(rbt::output::format_printf(f, args, payload.data()),
+            "ef cdef 78abcdef 12345678abcdef 1 4294967297");
+}

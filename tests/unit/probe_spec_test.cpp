@@ -48,3 +48,16 @@ TEST(ProbeSpec, malformed_specs_say_what_is_expected) {
   EXPECT_EQ(parse_probe_spec("tracepoint:syscalls").error,
             "invalid tracepoint probe 'tracepoint:syscalls' (expected tracepoint:category:event)");
 }
+
+// bpftrace lets a uprobe's symbol be quoted, so that a C++ name's `::` or a `+` is part of it.
+TEST(ProbeSpec, quoted_uprobe_symbols_lose_their_quotes) {
+  auto q = parse_probe_spec("uprobe:/bin/bash:\"echo_builtin\"+8");
+  ASSERT_EQ(q.error, "");
+  EXPECT_EQ(q.probe.target, "/bin/bash");
+  EXPECT_EQ(q.probe.func, "echo_builtin");
+  EXPECT_EQ(q.probe.offset, 8u);
+  auto cpp = parse_probe_spec("uprobe:/opt/app:\"ns::Klass::run\"");
+  ASSERT_EQ(cpp.error, "");
+  EXPECT_EQ(cpp.probe.func, "ns::Klass::run");
+  EXPECT_EQ(parse_probe_spec("uprobe:/opt/app:\"a+b\"").probe.func, "a+b");
+}

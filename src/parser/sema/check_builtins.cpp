@@ -207,6 +207,12 @@ Type TypeChecker::check_str(const Call &call) {
   }
   if (arg.is_none())
     return arg;
+  // str($1) with the argument 1: its text "1", as bpftrace, not the string at address 1.
+  if (auto *p = dyn_cast<Positional>(call.args[0]);
+      p && p->index && p->index <= env_.positional.size()) {
+    arg = Type::string(static_cast<uint32_t>(env_.positional[p->index - 1].size() + 1));
+    info_.types[p] = arg;
+  }
   if (arg.is_string())
     return Type::string(std::min(size, arg.size));
   if (!arg.is_scalar()) {

@@ -34,6 +34,7 @@ const IgnoredKey kIgnoredKeys[] = {
      "symbols are read per process"},
     {"cpp_demangle", ValueKind::Boolean, nullptr, "symbols print as the ELF names them"},
     {"lazy_symbolication", ValueKind::Boolean, nullptr, "symbols are resolved when printed"},
+    // Checked above (check_config): a GPL-compatible value; listed here for the known keys.
     {"license", ValueKind::String, nullptr, "programs are always loaded as GPL"},
     {"log_size", ValueKind::Integer, nullptr, "the verifier log grows as needed (-v)"},
     {"max_bpf_progs", ValueKind::Integer, nullptr, "one program serves each probe"},
@@ -115,6 +116,20 @@ void TypeChecker::check_config(const Program &program) {
         c.missing_probes = word->name == "warn"     ? MissingProbes::Warn
                            : word->name == "ignore" ? MissingProbes::Ignore
                                                     : MissingProbes::Error;
+    } else if (key == "license") {
+      // The licenses the kernel counts as GPL-compatible, which BPF tracing helpers require;
+      // bpftrace's list and words. rbt loads every program as GPL, which any of them allows.
+      static const char *kLicenses[] = {"Dual MIT/GPL", "Dual BSD/GPL", "Dual MPL/GPL",
+                                        "GPL and additional rights", "GPL v2", "GPL"};
+      auto *text = dyn_cast<StrLit>(item.value);
+      bool known = false;
+      for (const char *l : kLicenses)
+        known = known || (text && text->value == l);
+      if (!known)
+        diags_.error(item.range, "Invalid value for license. Found: " +
+                                     (text ? text->value : std::string("a non-string")) +
+                                     ". Valid values: Dual MIT/GPL, Dual BSD/GPL, Dual MPL/GPL, "
+                                     "GPL and additional rights, GPL v2, GPL");
     } else {
       check_ignored_config(item, key);
     }

@@ -114,6 +114,10 @@ Type TypeChecker::check_getopt(const Call &call) {
 void bind_named_params(SemaInfo &info, const Environment &env) {
   for (const auto &[name, given] : env.named) {
     auto p = info.named_params.find(name);
+    if (p == info.named_params.end() && name == "help") {
+      info.named_params_help = true;
+      continue;
+    }
     if (p == info.named_params.end()) {
       std::string known;
       for (const auto &[n, np] : info.named_params)

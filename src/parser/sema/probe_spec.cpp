@@ -31,16 +31,27 @@ const KindName kKinds[] = {
     {"self", "self", ProbeKind::SelfSignal},
 };
 
+// Split at `sep`, except inside double quotes (uprobe:/bin/app:"ns::f" is three parts); the
+// quotes stay, for unquote() once the parts are known.
 std::vector<std::string> split(const std::string &s, char sep) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  for (;;) {
-    size_t pos = s.find(sep, start);
-    parts.push_back(s.substr(start, pos - start));
-    if (pos == std::string::npos)
-      return parts;
-    start = pos + 1;
+  std::vector<std::string> parts(1);
+  bool quoted = false;
+  for (char c : s) {
+    if (c == '"')
+      quoted = !quoted;
+    if (c == sep && !quoted)
+      parts.emplace_back();
+    else
+      parts.back() += c;
   }
+  return parts;
+}
+
+// "echo_builtin" → echo_builtin: bpftrace lets a symbol be quoted (for `:` or odd characters).
+std::string unquote(const std::string &s) {
+  if (s.size() >= 2 && s.front() == '"' && s.back() == '"')
+    return s.substr(1, s.size() - 2);
+  return s;
 }
 
 bool parse_u64(const std::string &s, uint64_t &out) {
@@ -71,8 +82,8 @@ std::string parse_rate(ProbeDesc &p, const std::string &unit, const std::string 
 
 // "sym+0x10" → func "sym", offset 0x10.
 std::string split_offset(ProbeDesc &p, const std::string &fn) {
-  size_t plus = fn.find('+');
-  p.func = fn.substr(0, plus);
+  size_t plus = fn.find('+', !fn.empty() && fn.front() == '"' ? fn.find('"', 1) : 0);  // not in "a+b"
+  p.func = unquote(fn.substr(0, plus));
   if (plus == std::string::npos)
     return {};
   std::string off = fn.substr(plus + 1);
@@ -171,7 +182,7 @@ ProbeSpecResult parse_probe_spec(const std::string &text) {
   case ProbeKind::Uprobe:
   case ProbeKind::Uretprobe:
     if (need(3, "uprobe:binary:symbol[+offset]")) {
-      p.target = parts[1];
+      p.target = unquote(parts[1]);
       r.error = split_offset(p, parts[2]);
     }
     break;

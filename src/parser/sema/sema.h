@@ -118,6 +118,8 @@ struct SemaInfo {
   // Command-line mistakes found only once the script is known (an unknown --name, a value
   // that is not the default's type): usage errors (exit status 2), not script errors.
   std::vector<std::string> usage_errors;
+  // `-- --help` and the script reads no --help itself: list its named parameters, run nothing.
+  bool named_params_help = false;
   // Structs reached through a pointer and held by value where they are (print(*p)): the Struct
   // type their bytes are copied as. Where they are stored ($s = *p, @m = *p, a key, a tuple),
   // the variable's, map's or tuple's own type says it.

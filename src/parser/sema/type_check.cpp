@@ -1005,10 +1005,34 @@ void define_c_types(const Program &program, DiagnosticEngine &diags, SemaInfo &i
       return it->second.second;
     return env.kernel_enum ? env.kernel_enum(name) : std::nullopt;
   };
+  auto script_only = [&](const std::string &name) -> const RecordLayout * {
+    auto it = info.script_structs.find(name);
+    return it != info.script_structs.end() ? it->second.get() : nullptr;
+  };
   for (const CStructDef &def : program.structs) {
-    auto defs = parse_c_definition(def.text, find, constant);
+    // A script's own definition of a kernel struct (struct task_struct { int x; }) replaces
+    // the kernel's and, as in bpftrace, sees only the script's types: a kernel struct it holds
+    // by value is unknown there (pointers to it are fine).
+    std::string kernel_name;
+    size_t b = def.text.find_first_not_of(" \t\n");
+    if (b != std::string::npos && def.text.compare(b, 7, "struct ") == 0) {
+      size_t n = def.text.find_first_not_of(" \t\n", b + 7);
+      size_t e = n == std::string::npos ? n : def.text.find_first_not_of(
+          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_", n);
+      if (n != std::string::npos && e != n)
+        kernel_name = def.text.substr(n, e == std::string::npos ? e : e - n);
+      if (!env.kernel_struct || !env.kernel_struct(kernel_name))
+        kernel_name.clear();
+    }
+    auto defs = kernel_name.empty() ? parse_c_definition(def.text, find, constant)
+                                    : parse_c_definition(def.text, script_only, constant);
     if (!defs) {
-      diags.error(def.range, defs.error().why);
+      diags.error(def.range, defs.error().why,
+                  kernel_name.empty() ? ""
+                                      : "this definition replaces the kernel's struct " +
+                                            kernel_name +
+                                            " and sees only the script's own types: define "
+                                            "the types it holds by value before it");
       continue;
     }
     for (auto &record : defs->records)

@@ -44,8 +44,10 @@ Result<uint64_t> uprobe_file_offset(const ProbeDesc &probe, const ElfFile &elf) 
       return make_error("", "no symbol '" + probe.func + "' in " + elf.path(),
                         "list its functions with: rbt -l 'uprobe:" + elf.path() + ":*'", ENOENT);
     if (sym->size && probe.offset >= sym->size)
-      return make_error("", "offset " + std::to_string(probe.offset) + " is past the end of " +
-                                probe.func + " (" + std::to_string(sym->size) + " bytes)");
+      return make_error("", "Offset outside the function bounds ('" + probe.func + "' size is " +
+                                std::to_string(sym->size) + ")",  // bpftrace's words
+                        "the offset " + std::to_string(probe.offset) + " must be below " +
+                            std::to_string(sym->size));
     vaddr = sym->value + probe.offset;
   }
   const LoadSegment *seg = elf.segment_of(vaddr);

@@ -322,7 +322,9 @@ void JsonWriter::line(const std::string &object) {
 
 void JsonWriter::attached_probes(size_t count) {
   if (!quiet_)
-    line(json_object("attached_probes", "{\"probes\": " + std::to_string(count) + "}"));
+    // "count" at the top as well as in "data": bpftrace's current line has both.
+    line("{\"type\": \"attached_probes\", \"count\": " + std::to_string(count) +
+         ", \"data\": {\"probes\": " + std::to_string(count) + "}}");
 }
 
 void JsonWriter::lost_events(uint64_t count) {

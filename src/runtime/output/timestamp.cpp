@@ -43,8 +43,11 @@ std::string expand_fraction(const std::string &format, uint64_t fraction_ns) {
 }  // namespace
 
 std::string format_timestamp(const std::string &format, uint64_t nsecs) {
-  // Wall time now minus the clock now, plus the recorded value.
-  int64_t wall = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC) + static_cast<int64_t>(nsecs);
+  // Wall time minus the clock, measured once: read at each call, the offset moved by the time
+  // between the two reads, and two timestamps 123 us apart printed 122 us apart (bpftrace also
+  // takes the offset once).
+  static const int64_t offset = clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
+  int64_t wall = offset + static_cast<int64_t>(nsecs);
   if (wall <= 0)
     return "(?)";
   time_t secs = static_cast<time_t>(wall / 1000000000);
