@@ -325,7 +325,7 @@ llvm::Value *Lowering::lower_bit_field(llvm::Value *addr, const FieldLayout &fie
 
 // Arrays are bytes in memory (a slot, the context); an element is a load at its offset. A
 // computed index is checked against the length: the verifier wants the offset bounded, and
-// bpftrace reads 0 past the end.
+// bpftrace reads 0 past the end, with a warning.
 llvm::Value *Lowering::lower_index(const Index &x) {
   const Type &array = type_of(x.base);
   if (array.is_pointer())
@@ -344,10 +344,16 @@ llvm::Value *Lowering::lower_index(const Index &x) {
   // Past the end: 0, or the bytes of a zeroed element.
   llvm::Value *outside = scalar ? static_cast<llvm::Value *>(b_.getInt64(0))
                                 : value_slot(elem.size, "index_outside");
-  llvm::BasicBlock *from = b_.GetInsertBlock();
   auto *inside = new_block("index_inside");
+  auto *past_end = new_block("index_past_end");
   auto *done = new_block("index_done");
-  b_.CreateCondBr(b_.CreateICmpULT(i, b_.getInt64(count)), inside, done);
+  b_.CreateCondBr(b_.CreateICmpULT(i, b_.getInt64(count)), inside, past_end);
+  // As bpftrace, an array read past its end says so at run time (a string's bytes do not).
+  b_.SetInsertPoint(past_end);
+  if (!array.is_string())
+    runtime_warning(x.range, "Array access out of bounds. This can lead to unexpected results.");
+  llvm::BasicBlock *from = b_.GetInsertBlock();
+  b_.CreateBr(done);
   b_.SetInsertPoint(inside);
   llvm::Value *p = b_.CreateGEP(b_.getInt8Ty(), base, b_.CreateMul(i, b_.getInt64(elem.size)));
   llvm::Value *v = scalar ? b_.load_int(p, elem.size, elem.is_signed) : p;

@@ -46,7 +46,10 @@ std::string section_for(const ProbeDesc &p) {
 Lowering::Lowering(llvm::Module &module, DebugInfo &debug_info, Resources &resources,
                    const sema::SemaInfo &sema)
     : module_(module), debug_info_(debug_info), resources_(resources), sema_(sema),
-      b_(module.getContext(), module) {}
+      b_(module.getContext(), module) {
+  for (const auto &[node, id] : sema.builtins)
+    uses_exit_ = uses_exit_ || id == sema::BuiltinId::exit;
+}
 
 llvm::BasicBlock *Lowering::new_block(const char *name) {
   return llvm::BasicBlock::Create(module_.getContext(), name, fn_);
@@ -94,6 +97,10 @@ void Lowering::lower_probe(const ast::Probe &probe, const ProbeDesc &desc, unsig
   recorded.end_col = where.end_col;
   resources_.add_probe(std::move(recorded));
 
+  // END runs after exit() by definition; every other probe is over once exit() has run.
+  if (uses_exit_ && desc.kind != ProbeKind::End)
+    return_if_exited();
+
   // -p PID scopes the probes that belong to a process: uprobes and USDT probes (attached to
   // the process as well; the check here keeps them to it whatever the attach path). It is not
   // a filter on every probe, as in bpftrace 0.17 ("not a global PID filter on probes"): a
@@ -105,21 +112,11 @@ void Lowering::lower_probe(const ast::Probe &probe, const ProbeDesc &desc, unsig
   if (filter_pid_ && process_event) {
     llvm::Value *mine = b_.CreateICmpEQ(b_.current_pid(),
                                         config_field(offsetof(RuntimeConfig, filter_pid)));
-    auto *go = new_block("target_process");
-    auto *skip = new_block("other_process");
-    b_.CreateCondBr(mine, go, skip);
-    b_.SetInsertPoint(skip);
-    b_.CreateRet(b_.getInt32(0));
-    b_.SetInsertPoint(go);
+    return_unless(mine, "target_process", "other_process");
   }
   if (probe.predicate) {
     llvm::Value *cond = lower_expr(*probe.predicate);
-    auto *body = new_block("body");
-    auto *skip = new_block("skip");
-    b_.CreateCondBr(b_.CreateICmpNE(cond, b_.getInt64(0)), body, skip);
-    b_.SetInsertPoint(skip);
-    b_.CreateRet(b_.getInt32(0));
-    b_.SetInsertPoint(body);
+    return_unless(b_.CreateICmpNE(cond, b_.getInt64(0)), "body", "skip");
   }
   lower_block(*probe.body);
   if (!b_.GetInsertBlock()->getTerminator())
@@ -226,6 +223,21 @@ void Lowering::place_scratch_addresses() {
         if (pending.erase(operand))
           llvm::cast<llvm::Instruction>(operand)->moveBefore(&*it);
   }
+}
+
+void Lowering::return_unless(llvm::Value *cond, const char *go_name, const char *stop_name) {
+  auto *go = new_block(go_name);
+  auto *stop = new_block(stop_name);
+  b_.CreateCondBr(cond, go, stop);
+  b_.SetInsertPoint(stop);
+  b_.CreateRet(b_.getInt32(0));
+  b_.SetInsertPoint(go);
+}
+
+void Lowering::return_if_exited() {
+  auto *flag = b_.CreateAlignedLoad(b_.getInt64Ty(), resources_.exit_flag(), llvm::Align(8),
+                                    /*isVolatile=*/true, "exit_flag");
+  return_unless(b_.CreateICmpEQ(flag, b_.getInt64(0)), "not_exited", "exited");
 }
 
 void Lowering::lower_return() {

@@ -73,6 +73,12 @@ llvm::GlobalVariable *Resources::lost_events() {
   return lost_events_;
 }
 
+llvm::GlobalVariable *Resources::exit_flag() {
+  if (!exit_flag_)
+    exit_flag_ = debug_info_.define_counter(kExitFlagName);
+  return exit_flag_;
+}
+
 llvm::GlobalVariable *Resources::seen_pids() {
   if (!seen_pids_)
     seen_pids_ = debug_info_.define_map(manifest_.seen_pids_name, BPF_MAP_TYPE_HASH, 16384, 8, 1);

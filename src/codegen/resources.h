@@ -9,6 +9,7 @@
 #include <string>
 
 #include "debug_info.h"
+#include "exit_flag.h"
 #include "manifest.h"
 #include "sema/sema.h"
 
@@ -38,6 +39,8 @@ public:
   llvm::GlobalVariable *map_full_counter(const std::string &map);
   // The lost-events counter (Manifest::lost_events_name), made on first use.
   llvm::GlobalVariable *lost_events();
+  // The exit flag (exit_flag.h), made on first use.
+  llvm::GlobalVariable *exit_flag();
   // The stack trace map for kernel or user stacks of `depth` frames, made on first use.
   llvm::GlobalVariable *stack_map(bool user, uint32_t depth);
   // pid → 1 for processes whose memory map user space was told to capture (ustack).
@@ -74,6 +77,7 @@ private:
   std::map<std::string, size_t> map_index_;
   llvm::GlobalVariable *ringbuf_ = nullptr;
   llvm::GlobalVariable *lost_events_ = nullptr;
+  llvm::GlobalVariable *exit_flag_ = nullptr;
   std::map<std::string, llvm::GlobalVariable *> map_full_counters_;
   llvm::GlobalVariable *seen_pids_ = nullptr;
   llvm::GlobalVariable *last_announced_pid_ = nullptr;

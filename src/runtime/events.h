@@ -45,6 +45,13 @@ public:
   uint64_t discarded() const { return discarded_; }
 
   bool exit_requested() const { return exit_requested_; }
+  // exit(code) as the exit flag tells it (its event may be late, or lost to a full ring
+  // buffer); the first exit wins, as for the event.
+  void request_exit(int code) {
+    if (!exit_requested_)
+      exit_code_ = code;
+    exit_requested_ = true;
+  }
   // Called for EventId::NewProcess: a process whose stacks we will print was first seen.
   std::function<void(pid_t)> on_new_process;
   // sample() and marker() events go here when set (rbt record), else they print as text.

@@ -22,6 +22,7 @@
 #include "output/value_format.h"
 #include "output/timestamp.h"
 #include "stacks.h"
+#include "tracefs.h"
 #include "unwind/native_frames.h"
 #include "warnings.h"
 
@@ -170,6 +171,8 @@ Status Session::load(const std::vector<char> &elf) {
       bpf_program__set_log_level(prog, 2);  // every instruction, not only the summary
     }
   }
+  if (calls_trace_printk(obj_))
+    mount_debugfs_for_debugf();
   int loaded = bpf_object__load(obj_);
   for (auto &[prog, buf] : logs) {
     for (auto &p : manifest_.probes)
@@ -201,6 +204,7 @@ Status Session::load(const std::vector<char> &elf) {
     maps.push_back(bpf_object__find_map_by_name(obj_, desc.bpf_name.c_str()));
   events_ = std::make_unique<EventReader>(manifest_, *writer_, std::move(maps));
   lost_ = std::make_unique<LostEvents>(obj_, manifest_);
+  exit_flag_ = find_bss_counter(obj_, kExitFlagName);
   stacks_ = std::make_unique<StackPrinter>(manifest_, obj_);
   write_config();
   events_->on_new_process = [this](pid_t pid) { stacks_->capture_process(pid); };
@@ -355,7 +359,17 @@ Status Session::attach() {
       return s;
   AttachTarget target;
   target.pid = options_.pid;
-  for (auto &p : manifest_.probes) {
+  // The kernel runs the consumers of one uprobe newest first: uprobes and uretprobes attach
+  // last to first, so that two probes on one function run in the script's order, as bpftrace's.
+  std::vector<const ProbeDesc *> order;
+  for (auto &p : manifest_.probes)
+    if (p.kind != ProbeKind::Uprobe && p.kind != ProbeKind::Uretprobe)
+      order.push_back(&p);
+  for (auto it = manifest_.probes.rbegin(); it != manifest_.probes.rend(); ++it)
+    if (it->kind == ProbeKind::Uprobe || it->kind == ProbeKind::Uretprobe)
+      order.push_back(&*it);
+  for (const ProbeDesc *probe : order) {
+    const ProbeDesc &p = *probe;
     if (p.kind == ProbeKind::Begin || p.kind == ProbeKind::End || p.kind == ProbeKind::SelfSignal)
       continue;
     if (skipped_.count(p.name))
@@ -384,6 +398,9 @@ void Session::announce() {
 
 void Session::drain_events(const EventReader::Limit &limit) {
   events_->drain(limit);
+  if (!events_->exit_requested() && exit_flag_.fd >= 0)
+    if (int64_t flag = read_bss_counter(exit_flag_); flag != 0)
+      events_->request_exit(static_cast<int32_t>(flag & 0xffffffff));
   if (uint64_t n = lost_ ? lost_->take_new() : 0) {
     writer_->lost_events(n);
     if (options_.timeline)

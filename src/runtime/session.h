@@ -17,6 +17,8 @@
 #include "child.h"
 #include "events.h"
 #include "formats.h"
+#include "exit_flag.h"
+#include "lost_events.h"
 #include "manifest.h"
 #include "options.h"
 #include "output/writer.h"
@@ -96,6 +98,7 @@ private:
   std::vector<Link> links_;
   std::unique_ptr<EventReader> events_;
   std::unique_ptr<class LostEvents> lost_;
+  BssCounter exit_flag_;  // kExitFlagName, when the script calls exit()
   void drain_events(const EventReader::Limit &limit = EventReader::Limit{});  // reads the ring buffer, then reports events it dropped
   std::unique_ptr<class StackPrinter> stacks_;
   std::unique_ptr<ruby::RubyStacks> ruby_;  // rstack: null when the script does not use it

@@ -1,5 +1,6 @@
 #include "tracepoint_format.h"
 
+#include <algorithm>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -46,14 +47,24 @@ FieldLayout classify(const std::string &decl, uint32_t offset, uint32_t size, bo
     bool is_char = base == "char" || base == "unsigned char";
     // `struct __kernel_timespec * rqtp`: a record by name, its fields from the kernel's BTF
     // (naptime.bt reads args->rqtp->tv_sec). One level only: `struct x **` stays opaque.
-    bool is_record = (base.rfind("struct ", 0) == 0 || base.rfind("union ", 0) == 0) &&
-                     type.find('*') == type.rfind('*');
+    size_t stars = static_cast<size_t>(std::count(type.begin(), type.end(), '*'));
+    bool is_record = (base.rfind("struct ", 0) == 0 || base.rfind("union ", 0) == 0) && stars == 1;
     pointee->kind = is_char     ? FieldLayout::Kind::Int
                     : is_record ? FieldLayout::Kind::Record
                                 : FieldLayout::Kind::Other;
     pointee->size = is_char ? 1 : 0;
     if (is_record)  // records go by their bare name, as BTF names them
       pointee->type_name = base.substr(base.find(' ') + 1);
+    // `const char *const * argv` (execve's): a pointer to pointers, so args.argv[1] is a string
+    // pointer, not a byte.
+    for (size_t level = 1; level < stars; level++) {
+      auto outer = std::make_shared<FieldLayout>();
+      outer->kind = FieldLayout::Kind::Pointer;
+      outer->size = 8;
+      outer->type_name = pointee->type_name + " *";
+      outer->pointee = pointee;
+      pointee = outer;
+    }
     f.pointee = pointee;
   } else if (size <= 8) {
     f.kind = FieldLayout::Kind::Int;

@@ -191,7 +191,8 @@ Type TypeChecker::check_del(const Call &call) {
   return Type::boolean();  // whether a key was there to delete, as today's bpftrace
 }
 
-// str(p[, n]): the NUL-terminated string at address p (or a string value), at most n bytes.
+// str(p[, n]): the NUL-terminated string at address p (or a string value), at most n bytes
+// with the terminator, as in bpftrace (str(p, 5) of "zztest" is "zzte").
 Type TypeChecker::check_str(const Call &call) {
   Type arg = check_expr(*call.args[0]);
   uint32_t size = info_.config.max_strlen;
@@ -203,7 +204,7 @@ Type TypeChecker::check_str(const Call &call) {
                                             std::to_string(kMaxStrlen));
       return Type::none();
     }
-    size = static_cast<uint32_t>(*n) + 1;  // n characters and the terminator
+    size = static_cast<uint32_t>(*n);  // n - 1 characters and the terminator
   }
   if (arg.is_none())
     return arg;

@@ -141,8 +141,10 @@ ProbeSpecResult parse_probe_spec(const std::string &text) {
     r.error = std::string("invalid ") + kind->name + " probe '" + text + "' (expected " + form + ")";
     return false;
   };
-  // The canonical name uses the full type name; the rest is kept as written.
-  p.name = std::string(kind->name) + text.substr(parts[0].size());
+  // The canonical name uses the full type name; the rest is kept as written. `begin` and
+  // `end` stay as spelled: bpftrace's `probe` is "begin" today and was "BEGIN" in 0.17.
+  bool special = p.kind == ProbeKind::Begin || p.kind == ProbeKind::End;
+  p.name = (special ? parts[0] : std::string(kind->name)) + text.substr(parts[0].size());
 
   switch (p.kind) {
   case ProbeKind::Begin:

@@ -616,6 +616,8 @@ Type field_type(const FieldLayout &f, bool remote, bool user_space) {
       pointee = Type::record_of(f.pointee->type_name, f.pointee->size, true, user_space);
     else if (f.pointee && f.pointee->kind == FieldLayout::Kind::Int && f.pointee->size)
       pointee = Type::integer(f.pointee->size * 8, f.pointee->is_signed);
+    else if (f.pointee && f.pointee->kind == FieldLayout::Kind::Pointer)  // `char **argv`
+      pointee = field_type(*f.pointee, true, user_space);
     return Type::pointer(pointee, user_space);
   }
   default:

@@ -121,7 +121,8 @@ std::string format_tseries(const Type &t, const std::vector<TSeriesPoint> &point
     any = true;
   }
   if (min == max) {  // room on both sides of a flat line, within the type's range
-    if (min > (t.is_signed ? Wide(INT64_MIN) : Wide(0)))
+    // A flat line at 0 sits on the left edge (0 to 1), as bpftrace draws it.
+    if (min != 0 && min > (t.is_signed ? Wide(INT64_MIN) : Wide(0)))
       min--;
     if (max < (t.is_signed ? Wide(INT64_MAX) : Wide(UINT64_MAX)))
       max++;

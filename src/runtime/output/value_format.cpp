@@ -114,10 +114,12 @@ std::string format_value(const Type &t, const uint8_t *p) {
     return buf;
   }
   case TypeKind::Stack: {
-    // As bpftrace: a newline, then one indented frame per line (perf mode frames carry a tab).
+    // As bpftrace: a newline, then one indented frame per line (perf mode frames carry a tab;
+    // raw mode's bare addresses have no indent).
     std::string s = "\n";
+    const char *indent = t.stack_mode == StackMode::Bpftrace ? "        " : "";
     for (auto &frame : stack_frames(t, p))
-      s += (t.stack_mode == StackMode::Perf ? "" : "        ") + frame + "\n";
+      s += indent + frame + "\n";
     return s;
   }
   case TypeKind::Buffer: {
