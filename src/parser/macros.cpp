@@ -10,6 +10,7 @@
 // the body may use no map that was not passed to it.
 
 #include "macros.h"
+#include "sema/builtins.h"
 
 #include <map>
 #include <string>
@@ -138,7 +139,9 @@ private:
         a = rewrite(a, depth);
       if (const MacroDef *m = find(c->name, c->args.size()))
         return expand(*m, c->args, e->range, depth);
-      if (is_macro_name(c->name))
+      // A macro named like a builtin (cpu) does not hide the builtin at another arity.
+      if (is_macro_name(c->name) && !sema::find_builtin_call(c->name) &&
+          !(c->args.empty() && sema::find_builtin_var(c->name)))
         diags_.error(c->range, "macro '" + c->name + "' takes a different number of arguments (" +
                                    std::to_string(c->args.size()) + " given)");
       return e;
@@ -232,6 +235,8 @@ private:
     for (const Stmt *st : m.body)
       stmts.push_back(clone_stmt(st, s));
     Expr *value = m.value ? clone(m.value, s) : nullptr;
+    if (stmts.empty() && value)  // `macro cpu() { "hi" }`: the expression itself, a literal
+      return rewrite(value, depth + 1);
     auto *block = ctx_.make<BlockExpr>(at, std::move(stmts), value);
     return rewrite(block, depth + 1);
   }

@@ -34,7 +34,10 @@ const IgnoredKey kIgnoredKeys[] = {
      "symbols are read per process"},
     {"cpp_demangle", ValueKind::Boolean, nullptr, "symbols print as the ELF names them"},
     {"lazy_symbolication", ValueKind::Boolean, nullptr, "symbols are resolved when printed"},
-    {"license", ValueKind::String, nullptr, "programs are always loaded as GPL"},
+    // The GPL-compatible licenses the kernel knows (bpftrace takes only these).
+    {"license", ValueKind::Word,
+     "GPL|GPL v2|GPL and additional rights|Dual BSD/GPL|Dual MIT/GPL|Dual MPL/GPL",
+     "programs are always loaded as GPL"},
     {"log_size", ValueKind::Integer, nullptr, "the verifier log grows as needed (-v)"},
     {"max_bpf_progs", ValueKind::Integer, nullptr, "one program serves each probe"},
     {"max_cat_bytes", ValueKind::Integer, nullptr, "cat() reads whole files"},
@@ -75,7 +78,13 @@ void TypeChecker::check_config(const Program &program) {
   ScriptConfig &c = info_.config;
   for (const ConfigItem &item : program.config) {
     auto number = const_int(*item.value);
-    auto *word = dyn_cast<Builtin>(item.value);
+    // A word may be written bare or quoted (`missing_probes = "warn"`), as bpftrace takes.
+    auto *bare = dyn_cast<Builtin>(item.value);
+    auto *quoted = dyn_cast<StrLit>(item.value);
+    std::optional<std::string> word_text = bare ? std::optional<std::string>(bare->name)
+                                           : quoted ? std::optional<std::string>(quoted->value)
+                                                    : std::nullopt;
+    const std::string *word = word_text ? &*word_text : nullptr;
     auto *lit = dyn_cast<IntLit>(item.value);
     // A boolean may be written true/false or 1/0 (`show_debug_info = 0`).
     bool is_boolean = lit && (lit->is_bool || lit->value <= 1);
@@ -102,19 +111,19 @@ void TypeChecker::check_config(const Program &program) {
       else
         c.print_maps_on_exit = lit->value != 0;
     } else if (key == "stack_mode") {
-      if (!word || (word->name != "bpftrace" && word->name != "perf" && word->name != "raw"))
+      if (!word || (*word != "bpftrace" && *word != "perf" && *word != "raw"))
         diags_.error(item.range, "stack_mode must be bpftrace, perf or raw");
       else
-        c.stack_mode = word->name == "perf" ? StackMode::Perf
-                       : word->name == "raw" ? StackMode::Raw
-                                             : StackMode::Bpftrace;
+        c.stack_mode = *word == "perf" ? StackMode::Perf
+                       : *word == "raw" ? StackMode::Raw
+                                        : StackMode::Bpftrace;
     } else if (key == "missing_probes") {
-      if (!word || (word->name != "error" && word->name != "warn" && word->name != "ignore"))
+      if (!word || (*word != "error" && *word != "warn" && *word != "ignore"))
         diags_.error(item.range, "missing_probes must be error, warn or ignore");
       else
-        c.missing_probes = word->name == "warn"     ? MissingProbes::Warn
-                           : word->name == "ignore" ? MissingProbes::Ignore
-                                                    : MissingProbes::Error;
+        c.missing_probes = *word == "warn"     ? MissingProbes::Warn
+                           : *word == "ignore" ? MissingProbes::Ignore
+                                               : MissingProbes::Error;
     } else {
       check_ignored_config(item, key);
     }
@@ -145,6 +154,7 @@ void TypeChecker::check_ignored_config(const ConfigItem &item, const std::string
       continue;
     auto *lit = dyn_cast<IntLit>(item.value);
     auto *word = dyn_cast<Builtin>(item.value);
+    auto *quoted = dyn_cast<StrLit>(item.value);
     bool ok = false;
     std::string expected;
     switch (k.kind) {
@@ -158,6 +168,7 @@ void TypeChecker::check_ignored_config(const ConfigItem &item, const std::string
       break;
     case ValueKind::Word:
       ok = (word && word_listed(word->name, k.words)) ||
+           (quoted && word_listed(quoted->value, k.words)) ||
            (lit && lit->is_bool && word_listed("enable", k.words));  // unstable_*: true/false
       expected = "one of " + spelled(k.words);
       break;
