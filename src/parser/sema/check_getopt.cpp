@@ -3,6 +3,7 @@
 // parses the command line's values into constants, and turns mistakes (an unknown name, a
 // value of the wrong type) into usage errors, since they are the caller's, not the script's.
 
+#include <cctype>
 #include <cerrno>
 #include <cstdint>
 
@@ -16,7 +17,9 @@ using namespace ast;
 namespace {
 
 // The words bpftrace takes for a boolean parameter's value.
-std::optional<bool> parse_bool(const std::string &s) {
+std::optional<bool> parse_bool(std::string s) {
+  for (char &c : s)  // True, FALSE: any case, as bpftrace
+    c = static_cast<char>(tolower(static_cast<unsigned char>(c)));
   if (s == "true" || s == "1" || s == "yes" || s == "on")
     return true;
   if (s == "false" || s == "0" || s == "no" || s == "off")
