@@ -102,11 +102,14 @@ sema::Environment MachineTypes::environment(const Options &options) {
     return runtime::KernelSymbols::address_of(name);
   };
   env.user_symbol = [this, pid](const ProbeDesc &probe,
-                                const std::string &name) -> std::optional<uint64_t> {
+                                const std::string &name)
+      -> std::optional<sema::Environment::UserSymbol> {
     files_read_.insert({probe.target, probe.in_process_root});
     auto elf = runtime::ElfFile::open(runtime::probe_file(probe, pid));
     const runtime::ElfSymbol *sym = elf ? elf->find(name) : nullptr;
-    return sym ? std::optional<uint64_t>(sym->value) : std::nullopt;
+    if (!sym)
+      return std::nullopt;
+    return sema::Environment::UserSymbol{sym->value, sym->size};
   };
   return env;
 }

@@ -119,8 +119,9 @@ llvm::Value *Lowering::lower_numaid(const Builtin &) {
 llvm::Value *Lowering::lower_getopt(const Call &call) {
   const std::string &name = static_cast<const StrLit &>(*call.args[0]).value;
   const sema::NamedParam &p = sema_.named_params.at(name);
-  if (p.type.is_scalar())
-    return b_.getInt64(std::stoll(p.value));
+  if (p.type.is_scalar())  // a decimal number, "-10" or up to "18446744073709551615"
+    return b_.getInt64(p.value[0] == '-' ? static_cast<uint64_t>(std::stoll(p.value))
+                                         : std::stoull(p.value));
   llvm::Value *slot = value_slot(type_of(&call).size, "getopt");
   b_.store_bytes(slot, p.value);
   return slot;
@@ -134,6 +135,8 @@ llvm::Value *Lowering::in_user_mode() {
 }
 
 llvm::Value *Lowering::lower_usermode(const Builtin &) {
+  if (probe_ && (probe_->kind == ProbeKind::Begin || probe_->kind == ProbeKind::End))
+    return b_.getInt64(1);  // run from rbt's own system call
   return b_.CreateZExt(in_user_mode(), b_.getInt64Ty());
 }
 
@@ -417,6 +420,18 @@ llvm::Value *Lowering::lower_has_key(const Call &call) {
 }
 
 llvm::Value *Lowering::lower_len(const Call &call) {
+  if (const Type &t = type_of(call.args[0]); t.is_stack()) {
+    // The stack is a stack map id: its frames are counted from bpf_get_stack's copy of the
+    // same stack (taken again, in the same probe: the same frames).
+    uint64_t bytes = uint64_t(t.stack_depth) * 8;
+    llvm::Value *frames = value_slot(bytes, "stack_frames");
+    llvm::Value *n = b_.call_helper(
+        BPF_FUNC_get_stack, b_.getInt64Ty(),
+        {ctx(), frames, b_.getInt64(bytes),
+         b_.getInt64(t.stack_kind == StackKind::User ? BPF_F_USER_STACK : 0)});
+    llvm::Value *none = b_.CreateICmpSLT(n, b_.getInt64(0));  // an error: no frames
+    return b_.CreateSelect(none, b_.getInt64(0), b_.CreateLShr(n, b_.getInt64(3)));
+  }
   auto &map = static_cast<const MapRef &>(*call.args[0]);
   return call_stdlib("strings", "rbt_map_len", {resources_.map_global(map.name)});
 }
@@ -440,10 +455,9 @@ llvm::Value *Lowering::lower_signal_name(const Call &call) {
 
 llvm::Value *Lowering::lower_strncmp(const Call &call) {
   llvm::Value *a = lower_expr(*call.args[0]), *b = lower_expr(*call.args[1]);
-  uint64_t n = static_cast<const IntLit &>(*call.args[2]).value;
   return call_stdlib("strings", "rbt_strncmp",
                      {a, b_.getInt64(type_of(call.args[0]).size), b,
-                      b_.getInt64(type_of(call.args[1]).size), b_.getInt64(n)});
+                      b_.getInt64(type_of(call.args[1]).size), lower_expr(*call.args[2])});
 }
 
 llvm::Value *Lowering::lower_strcontains(const Call &call) {
@@ -498,13 +512,24 @@ llvm::Value *Lowering::lower_uaddr(const Call &call) {
 
 llvm::Value *Lowering::lower_str(const Call &call) {
   const Type &t = type_of(&call);
+  llvm::Value *slot = value_slot(t.size, "str");
+  if (auto text = sema_.constant_strings.find(&call); text != sema_.constant_strings.end()) {
+    b_.store_bytes(slot, text->second);  // str($1): the argument's text
+    return slot;
+  }
   const Type &arg = type_of(call.args[0]);
   llvm::Value *v = lower_expr(*call.args[0]);
-  llvm::Value *slot = value_slot(t.size, "str");
   if (arg.is_string()) {
     b_.copy_bytes(slot, v, t.size - 1);  // the slot's last byte stays the terminator
   } else {
     b_.probe_read_str(slot, t.size, v, sema_.user_space.at(&call));
+  }
+  if (call.args.size() == 2 && !isa<IntLit>(call.args[1])) {
+    // A length known only now: the terminator goes at n - 1, within the string's room.
+    llvm::Value *end = b_.CreateSub(lower_expr(*call.args[1]), b_.getInt64(1));
+    llvm::Value *last = b_.getInt64(t.size - 1);
+    end = b_.CreateSelect(b_.CreateICmpULT(end, last), end, last);
+    b_.CreateStore(b_.getInt8(0), b_.CreateGEP(b_.getInt8Ty(), slot, end));
   }
   return slot;
 }

@@ -27,14 +27,10 @@ llvm::Value *Lowering::lower_expr(const Expr &expr) {
   case NodeKind::Positional: {
     auto &p = static_cast<const Positional &>(expr);
     const Type &t = type_of(&p);
-    if (p.index == 0)
-      return b_.getInt64(sema_.positional.size());
-    const std::string *arg = p.index <= sema_.positional.size() ? &sema_.positional[p.index - 1]
-                                                                : nullptr;
-    if (t.is_scalar())
-      return b_.getInt64(arg ? std::stoll(*arg) : 0);
+    if (t.is_scalar())  // $#, a number, or a missing one (0): sema's constant
+      return b_.getInt64(sema_.constants.at(&p));
     llvm::Value *slot = value_slot(t.size, "positional");
-    b_.store_bytes(slot, *arg);
+    b_.store_bytes(slot, sema_.positional.at(p.index - 1));
     return slot;
   }
   case NodeKind::Builtin:
@@ -84,6 +80,8 @@ llvm::Value *Lowering::lower_binary(const Binary &bin) {
     return lower_logical(bin);
   if (type_of(bin.lhs).is_string())
     return lower_string_compare(bin);
+  if (type_of(bin.lhs).is_array() || type_of(bin.lhs).is_buffer())
+    return lower_bytes_compare(bin);
   llvm::Value *l = lower_expr(*bin.lhs), *r = lower_expr(*bin.rhs);
   const Type &lt = type_of(bin.lhs), &rt = type_of(bin.rhs);
   if (lt.is_pointer() && rt.is_int() && (bin.op == BinaryOp::Add || bin.op == BinaryOp::Sub))
@@ -211,6 +209,39 @@ llvm::Value *Lowering::lower_string_compare(const Binary &bin) {
   return b_.CreateZExt(equal, b_.getInt64Ty());
 }
 
+// Arrays (of one type): every byte. Buffers ({u32 length, bytes}): the lengths, and the
+// bytes before the length (what lies past it is whatever the source held).
+llvm::Value *Lowering::lower_bytes_compare(const Binary &bin) {
+  const Type &ta = type_of(bin.lhs), &tb = type_of(bin.rhs);
+  llvm::Value *a = lower_expr(*bin.lhs), *b = lower_expr(*bin.rhs);
+  llvm::Value *diff = b_.getInt64(0);
+  auto differ = [&](llvm::Value *x, llvm::Value *y) {
+    diff = b_.CreateOr(diff, b_.CreateZExt(b_.CreateXor(x, y), b_.getInt64Ty()));
+  };
+  if (ta.is_array()) {
+    uint32_t i = 0;
+    for (; i + 8 <= ta.size; i += 8)
+      differ(b_.CreateLoad(b_.getInt64Ty(), b_.byte_ptr(a, i)),
+             b_.CreateLoad(b_.getInt64Ty(), b_.byte_ptr(b, i)));
+    for (; i < ta.size; i++)
+      differ(b_.CreateLoad(b_.getInt8Ty(), b_.byte_ptr(a, i)),
+             b_.CreateLoad(b_.getInt8Ty(), b_.byte_ptr(b, i)));
+  } else {
+    llvm::Value *length = b_.CreateLoad(b_.getInt32Ty(), a);
+    differ(length, b_.CreateLoad(b_.getInt32Ty(), b));
+    for (uint32_t i = 0; i + 4 < std::min(ta.size, tb.size); i++) {
+      llvm::Value *x = b_.CreateXor(b_.CreateLoad(b_.getInt8Ty(), b_.byte_ptr(a, 4 + i)),
+                                    b_.CreateLoad(b_.getInt8Ty(), b_.byte_ptr(b, 4 + i)));
+      llvm::Value *inside = b_.CreateICmpULT(b_.getInt32(i), length);
+      differ(b_.CreateSelect(inside, x, b_.getInt8(0)), b_.getInt8(0));
+    }
+  }
+  llvm::Value *equal = b_.CreateICmpEQ(diff, b_.getInt64(0));
+  if (bin.op == BinaryOp::Ne)
+    equal = b_.CreateNot(equal);
+  return b_.CreateZExt(equal, b_.getInt64Ty());
+}
+
 llvm::Value *Lowering::lower_ternary(const Ternary &te) {
   const Type &t = type_of(&te);
   llvm::Value *cond = b_.CreateICmpNE(lower_expr(*te.cond), b_.getInt64(0));
@@ -330,6 +361,12 @@ llvm::Value *Lowering::lower_index(const Index &x) {
   const Type &array = type_of(x.base);
   if (array.is_pointer())
     return lower_pointer_index(x);
+  if (array.is_tuple()) {  // $t[1 + 1]: the element sema found, as $t.2
+    size_t index = sema_.constants.at(&x);
+    const Type &elem = array.elems[index];
+    llvm::Value *p = b_.byte_ptr(lower_expr(*x.base), array.offsets[index]);
+    return elem.is_scalar() ? b_.load_int(p, elem.size, elem.is_signed) : p;
+  }
   // A string's elements are its bytes (chars).
   const Type elem = array.is_string() ? Type::integer(8, true) : array.elems[0];
   const uint64_t count = array.is_string() ? array.size : array.count;

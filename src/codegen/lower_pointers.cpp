@@ -48,6 +48,11 @@ llvm::Value *Lowering::lower_unary(const Unary &u) {
 llvm::Value *Lowering::lower_deref(const Type &pointee, llvm::Value *address, bool user_space) {
   if (pointee.is_record())
     return address;
+  if (!pointee.is_scalar()) {  // *&$s of a string, tuple or array: a copy of its bytes
+    llvm::Value *slot = value_slot(pointee.size, "deref");
+    b_.probe_read(slot, pointee.size, address, user_space);
+    return slot;
+  }
   uint32_t size = pointee.is_pointer() ? 8 : pointee.size;
   llvm::Value *slot = value_slot(size, "deref");
   b_.probe_read(slot, size, address, user_space);

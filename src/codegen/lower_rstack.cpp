@@ -102,14 +102,7 @@ llvm::Value *Lowering::lower_nstack_n(const ast::Call &call) { return native_sta
 namespace rbt::codegen {
 
 int64_t Lowering::rframe_index(const ast::Call &call) const {
-  const ast::Expr *e = call.args.back();
-  bool negative = false;
-  if (auto *u = dyn_cast<ast::Unary>(e); u && u->op == ast::UnaryOp::Neg) {
-    negative = true;
-    e = u->operand;
-  }
-  auto v = static_cast<int64_t>(static_cast<const ast::IntLit *>(e)->value);
-  return negative ? -v : v;
+  return static_cast<int64_t>(sema_.constants.at(&call));  // sema's constant: -1 is the root
 }
 
 // With a stack argument, its id; without, a walk of the current thread deep enough for the

@@ -67,7 +67,15 @@ void Lowering::lower_stmt(const Stmt &stmt) {
 void Lowering::lower_assign_map(const AssignMap &assign) {
   const MapDesc &map = resources_.map_desc(assign.map->name);
   llvm::Value *key = map_key(*assign.map, map);
-  if (auto *call = dyn_cast<Call>(assign.value)) {
+  const Expr *value_expr = assign.value;
+  auto *block = dyn_cast<BlockExpr>(value_expr);
+  if (block && block->value && isa<Call>(block->value)) {
+    // `@ = { ...; avg($a) }`: the statements, then the block's value as the map's.
+    for (const Stmt *s : block->stmts)
+      lower_stmt(*s);
+    value_expr = block->value;
+  }
+  if (auto *call = dyn_cast<Call>(value_expr)) {
     auto it = sema_.builtins.find(call);
     if (it != sema_.builtins.end() && sema::builtin_info(it->second).kind ==
                                           sema::BuiltinInfo::Kind::Agg) {
@@ -83,7 +91,7 @@ void Lowering::lower_assign_map(const AssignMap &assign) {
     }
   }
   llvm::Value *value = value_slot(map.value.size, "map_value");
-  store_value(value, map.value, *assign.value);
+  store_value(value, map.value, *value_expr);
   map_update_counted(map, key, value);
 }
 

@@ -92,6 +92,7 @@ private:
   llvm::Value *lower_binary(const ast::Binary &bin);
   llvm::Value *lower_logical(const ast::Binary &bin);
   llvm::Value *lower_string_compare(const ast::Binary &bin);
+  llvm::Value *lower_bytes_compare(const ast::Binary &bin);
   llvm::Value *lower_ternary(const ast::Ternary &te);
   llvm::Value *lower_map_read(const ast::MapRef &map);
   // The value of a count/sum/min/max/avg map's `key`, its CPUs' values combined

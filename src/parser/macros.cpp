@@ -11,6 +11,7 @@
 // message) is built in (assert_block).
 
 #include "macros.h"
+#include "sema/builtins.h"
 
 #include <map>
 #include <string>
@@ -141,7 +142,9 @@ private:
         return expand(*m, c->args, e->range, depth);
       if (c->name == "assert" && c->args.size() == 2 && !is_macro_name(c->name))
         return assert_block(*c);
-      if (is_macro_name(c->name))
+      // A macro named like a builtin (cpu) does not hide the builtin at another arity.
+      if (is_macro_name(c->name) && !sema::find_builtin_call(c->name) &&
+          !(c->args.empty() && sema::find_builtin_var(c->name)))
         diags_.error(c->range, "macro '" + c->name + "' takes a different number of arguments (" +
                                    std::to_string(c->args.size()) + " given)");
       return e;
@@ -248,6 +251,8 @@ private:
     for (const Stmt *st : m.body)
       stmts.push_back(clone_stmt(st, s));
     Expr *value = m.value ? clone(m.value, s) : nullptr;
+    if (stmts.empty() && value)  // `macro cpu() { "hi" }`: the expression itself, a literal
+      return rewrite(value, depth + 1);
     auto *block = ctx_.make<BlockExpr>(at, std::move(stmts), value);
     return rewrite(block, depth + 1);
   }

@@ -271,6 +271,20 @@ Result<uint64_t> int_literal_value(const std::string &text) {
   return static_cast<uint64_t>(v * scale);
 }
 
+std::optional<NumericArgument> numeric_argument(const std::string &text) {
+  bool negative = text.size() > 1 && text[0] == '-';
+  std::string digits = text.substr(negative ? 1 : 0);
+  bool hex = digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X');
+  if (digits.empty() ||
+      digits.find_first_not_of(hex ? "0123456789abcdefABCDEF" : "0123456789", hex ? 2 : 0) !=
+          std::string::npos)
+    return std::nullopt;
+  auto v = int_literal_value(digits);
+  if (!v || (negative && *v > uint64_t(INT64_MAX) + 1))
+    return std::nullopt;
+  return NumericArgument{negative ? 0 - *v : *v, negative};
+}
+
 std::optional<uint64_t> parse_int_literal(ParseState &state, const std::string &text) {
   auto v = int_literal_value(text);
   if (!v) {

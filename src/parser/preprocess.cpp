@@ -52,7 +52,7 @@ public:
       std::string line = lines[i];
       std::string t = trim(line);
       bool directive = !t.empty() && t[0] == '#' && !(i == 0 && t.rfind("#!", 0) == 0) &&
-                       !in_comment_;
+                       !in_comment_ && !in_string_;
       if (directive) {
         // A directive continues on the next line after a backslash.
         std::string full = t;
@@ -216,10 +216,13 @@ private:
         i += 2;
         continue;
       }
-      if (c == '"') {
-        size_t j = i + 1;
+      // A string may go on over lines (the lexer takes them): its end is looked for on the
+      // next line.
+      if (c == '"' || in_string_) {
+        size_t j = in_string_ ? i : i + 1;
         while (j < line.size() && line[j] != '"')
           j += line[j] == '\\' ? 2 : 1;
+        in_string_ = j >= line.size() && depth == 0;
         out += line.substr(i, j + 1 - i);
         i = j + 1;
         continue;
@@ -254,6 +257,7 @@ private:
   std::map<std::string, std::string> macros_;
   std::vector<Cond> conds_;
   bool in_comment_ = false;
+  bool in_string_ = false;  // a string literal opened on an earlier line and not yet closed
 };
 
 }  // namespace

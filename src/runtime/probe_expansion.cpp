@@ -81,8 +81,13 @@ Result<std::vector<ProbeDesc>> expand_tracepoint(const ProbeDesc &probe) {
 
 Result<std::vector<ProbeDesc>> expand_raw_tracepoint(const ProbeDesc &probe) {
   std::vector<ProbeDesc> out;
+  // The kernel's own tracepoints only: a module's name (or a glob) that is not vmlinux matches
+  // nothing.
+  if (!probe.target.empty() && !glob_matches(probe.target, "vmlinux"))
+    return out;
   if (!has_wildcard(probe.func)) {
     ProbeDesc p = probe;
+    p.target.clear();
     p.name = "rawtracepoint:" + p.func;
     out.push_back(std::move(p));
     return out;
@@ -98,6 +103,7 @@ Result<std::vector<ProbeDesc>> expand_raw_tracepoint(const ProbeDesc &probe) {
       names.insert(ev.event);
   for (auto &n : names) {
     ProbeDesc p = probe;
+    p.target.clear();
     p.func = n;
     p.name = "rawtracepoint:" + n;
     out.push_back(std::move(p));
@@ -224,7 +230,8 @@ Result<std::vector<ProbeDesc>> expand_probe(const ProbeDesc &probe, pid_t pid) {
                       : probe.kind == ProbeKind::Uprobe || probe.kind == ProbeKind::Uretprobe
                           ? "no function matches"
                           : "no tracepoint matches";
-    std::string where = probe.kind == ProbeKind::RawTracepoint ? "" : probe.target + ":";
+    std::string where =
+        probe.kind == ProbeKind::RawTracepoint && probe.target.empty() ? "" : probe.target + ":";
     r = make_error("", why,
                    "list what exists with: rbt -l '" + std::string(probe_kind_name(probe.kind)) +
                        ":" + where + "*'",

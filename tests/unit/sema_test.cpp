@@ -306,7 +306,7 @@ TEST(Sema, GetoptTakesTheCommandLinesValues) {
 
 TEST(Sema, GetoptMistakesOnTheCommandLineAreUsageErrors) {
   rbt::sema::Environment env;
-  env.named = {{"n", "ten"}, {"zz", "1"}, {"s", std::nullopt}, {"big", "9223372036854775808"}};
+  env.named = {{"n", "ten"}, {"zz", "1"}, {"s", std::nullopt}, {"big", "18446744073709551616"}};
   Checked c("BEGIN { @n = getopt(\"n\", 5, \"how many\"); @s = getopt(\"s\", \"x\"); "
             "@b = getopt(\"big\", 1); }",
             env);
@@ -314,7 +314,7 @@ TEST(Sema, GetoptMistakesOnTheCommandLineAreUsageErrors) {
   EXPECT_EQ(c.errors(), "");  // the script itself is fine
   ASSERT_EQ(c.info.usage_errors.size(), 4u);
   EXPECT_EQ(c.info.usage_errors[0],
-            "named parameter --big: '9223372036854775808' does not fit in a 64-bit signed integer");
+            "named parameter --big: '18446744073709551616' does not fit in 64 bits");
   EXPECT_EQ(c.info.usage_errors[1], "named parameter --n: 'ten' is not a number");
   EXPECT_EQ(c.info.usage_errors[2], "named parameter --s: needs a value (--NAME=text)");
   EXPECT_EQ(c.info.usage_errors[3],
@@ -341,4 +341,75 @@ TEST(Sema, func_in_kprobes_is_a_kernel_symbol_as_in_bpftrace) {
   ASSERT_TRUE(c.ok) << c.errors();
   EXPECT_EQ(c.info.maps.at("@name").value.kind, rbt::TypeKind::Symbol);
   EXPECT_EQ(c.info.maps.at("@u").value.kind, rbt::TypeKind::String);
+}
+
+namespace {
+rbt::sema::Environment with_args(std::vector<std::string> args) {
+  rbt::sema::Environment env;
+  env.positional = std::move(args);
+  return env;
+}
+}  // namespace
+
+TEST(Sema, positional_numbers_in_any_base_are_constants_as_in_bpftrace) {
+  Checked c("BEGIN { @a = $1; @b = $2; @c = $3; @d = $4; @h = lhist(1, $5, $2, 1); "
+            "@s = strncmp(\"ab\", \"ac\", $1); }",
+            with_args({"1", "0x10", "0775", "0xffffffffffffffff", "-3"}));
+  ASSERT_EQ(c.errors(), "");
+  EXPECT_EQ(c.info.maps.at("@b").value.name(), "int64");
+  EXPECT_EQ(c.info.maps.at("@d").value.name(), "uint64");  // only uint64 holds it
+  Checked words("BEGIN { printf(\"%s\", $1); }", with_args({"10ms"}));
+  EXPECT_EQ(words.errors(), "");  // a duration is no number on the command line: a string
+}
+
+TEST(Sema, str_of_a_positional_is_its_text_and_may_skip_a_prefix) {
+  Checked c("BEGIN { @a = str($1); @b = str($2 + 2); @c = str($2, $1); }",
+            with_args({"7", "hello"}));
+  ASSERT_EQ(c.errors(), "");
+  EXPECT_EQ(c.info.maps.at("@a").value.name(), "string[2]");
+  EXPECT_EQ(c.info.maps.at("@b").value.name(), "string[4]");
+  EXPECT_EQ(first_error(Checked("BEGIN { @b = str($1 + 9); }", with_args({"hello"}))),
+            "only a constant from 0 to the argument's length (5) may be added to $1");
+}
+
+TEST(Sema, str_length_counts_the_terminator_and_may_be_computed) {
+  Checked c("kprobe:vfs_read { $n = 3; @a = str(arg0, 5); @b = str(arg0, $n + 1); }");
+  ASSERT_EQ(c.errors(), "");
+  EXPECT_EQ(c.info.maps.at("@a").value.name(), "string[5]");
+  EXPECT_EQ(first_error(Checked("kprobe:vfs_read { @a = str(arg0, \"x\"); }")),
+            "str()'s length must be an integer, not string[2]");
+}
+
+TEST(Sema, tuples_index_with_constant_expressions) {
+  Checked c("BEGIN { $t = (1, \"two\"); @a = $t[1 - 1]; @b = $t[1]; }");
+  ASSERT_EQ(c.errors(), "");
+  EXPECT_EQ(c.info.maps.at("@b").value.name(), "string[4]");
+  EXPECT_EQ(first_error(Checked("BEGIN { $t = (1, 2); $i = 0; @a = $t[$i]; }")),
+            "a tuple's index must be a constant");
+}
+
+TEST(Sema, arrays_and_buffers_compare_with_eq_and_ne) {
+  EXPECT_EQ(Checked("BEGIN { $a = (int32[2])1; $b = (int32[2])2; @x = $a == $b; "
+                    "@y = buf(\"hi\", 2) != buf(\"bye\", 3); }")
+                .errors(),
+            "");
+  EXPECT_EQ(first_error(Checked("BEGIN { $a = (int32[2])1; $b = (int8[8])2; @x = $a == $b; }")),
+            "type mismatch for '==': int32[2] == int8[8]");
+}
+
+TEST(Sema, address_of_string_tuple_and_array_variables) {
+  Checked c("BEGIN { $s = \"hi\"; $t = (1, 2); $p = &$s; $q = &$t; @t = *$q; }");
+  EXPECT_EQ(c.errors(), "");
+}
+
+TEST(Sema, words_of_bpftrace_accepted) {
+  EXPECT_EQ(Checked("config = { missing_probes = \"warn\"; license = \"Dual BSD/GPL\" } "
+                    "BEGIN { @u = usermode; } profile:hz:99 { @l = len(ustack()); @k = kstack(); } "
+                    "END { @e = usermode; }")
+                .errors(),
+            "");
+  EXPECT_NE(first_error(Checked("config = { license = \"Potato\" } BEGIN { }")).find(
+                "license must be one of GPL"),
+            std::string::npos);
+  EXPECT_EQ(Checked("BEGIN { @ = { let $a = 100; avg($a) }; }").errors(), "");
 }

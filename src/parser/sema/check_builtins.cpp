@@ -192,28 +192,33 @@ Type TypeChecker::check_del(const Call &call) {
 }
 
 // str(p[, n]): the NUL-terminated string at address p (or a string value), at most n bytes
-// with the terminator, as in bpftrace (str(p, 5) of "zztest" is "zzte").
+// with the terminator (bpftrace's meaning: str(p, 5) keeps 4 characters). n may be computed
+// at run time: the string then has the room of max_strlen and is cut at n when read.
+// str($1) and str($1 + k) are the command-line argument's text (from its k-th byte).
 Type TypeChecker::check_str(const Call &call) {
-  Type arg = check_expr(*call.args[0]);
   uint32_t size = info_.config.max_strlen;
   if (call.args.size() == 2) {
-    check_expr(*call.args[1]);
-    auto n = const_int(*call.args[1]);
-    if (!n || *n <= 0 || *n > kMaxStrlen) {
-      diags_.error(call.args[1]->range, "str()'s length must be an integer literal from 1 to " +
-                                            std::to_string(kMaxStrlen));
+    Type length = check_expr(*call.args[1]);
+    if (auto n = const_int(*call.args[1])) {
+      if (*n <= 0 || *n > kMaxStrlen) {
+        diags_.error(call.args[1]->range, "str()'s length must be from 1 to " +
+                                              std::to_string(kMaxStrlen));
+        return Type::none();
+      }
+      size = static_cast<uint32_t>(*n);
+    } else if (!expect_int(*call.args[1], length, "str()'s length")) {
       return Type::none();
     }
-    size = static_cast<uint32_t>(*n);  // n - 1 characters and the terminator
   }
+  if (auto text = positional_text(*call.args[0])) {
+    std::string &kept = info_.constant_strings[&call] = *text;
+    if (kept.size() >= size)
+      kept.resize(size - 1);
+    return Type::string(static_cast<uint32_t>(kept.size() + 1));
+  }
+  Type arg = check_expr(*call.args[0]);
   if (arg.is_none())
     return arg;
-  // str($1) with the argument 1: its text "1", as bpftrace, not the string at address 1.
-  if (auto *p = dyn_cast<Positional>(call.args[0]);
-      p && p->index && p->index <= env_.positional.size()) {
-    arg = Type::string(static_cast<uint32_t>(env_.positional[p->index - 1].size() + 1));
-    info_.types[p] = arg;
-  }
   if (arg.is_string())
     return Type::string(std::min(size, arg.size));
   if (!arg.is_scalar()) {
@@ -222,6 +227,48 @@ Type TypeChecker::check_str(const Call &call) {
   }
   info_.user_space[&call] = arg.is_pointer() ? arg.user_space : probe_reads_user_space();
   return Type::string(size);
+}
+
+// The text of $N (a string or a number alike) or of $N + k, a constant k from 0 to its length
+// (bpftrace's pointer arithmetic on a positional parameter), else nothing.
+std::optional<std::string> TypeChecker::positional_text(const Expr &e) {
+  auto *p = dyn_cast<Positional>(&e);
+  auto *sum = dyn_cast<Binary>(&e);
+  if (sum && sum->op == BinaryOp::Add)
+    p = dyn_cast<Positional>(sum->lhs);
+  if (!p || p->index == 0)
+    return std::nullopt;
+  Type t = check_expr(*p);
+  std::string text = p->index <= env_.positional.size() ? env_.positional[p->index - 1] : "";
+  if (!sum)
+    return text;
+  if (!t.is_string())  // a number plus k is a number
+    return std::nullopt;
+  check_expr(*sum->rhs);
+  auto k = const_int(*sum->rhs);
+  if (!k || *k < 0 || static_cast<uint64_t>(*k) > text.size()) {
+    diags_.error(sum->rhs->range, "only a constant from 0 to the argument's length (" +
+                                      std::to_string(text.size()) + ") may be added to $" +
+                                      std::to_string(p->index));
+    return std::string();
+  }
+  info_.types[sum] = t;
+  return text.substr(static_cast<size_t>(*k));
+}
+
+// A string known when the script compiles: a literal, or str() of a positional parameter
+// (kaddr(str($1))). Checks `e`; reports nothing.
+std::optional<std::string> TypeChecker::literal_text(const Expr &e) {
+  if (auto *lit = dyn_cast<StrLit>(&e)) {
+    info_.types[lit] = Type::string(static_cast<uint32_t>(lit->value.size() + 1));
+    return lit->value;
+  }
+  if (auto *call = dyn_cast<Call>(&e); call && call->name == "str") {
+    check_expr(e);
+    if (auto c = info_.constant_strings.find(call); c != info_.constant_strings.end())
+      return c->second;
+  }
+  return std::nullopt;
 }
 
 namespace {
@@ -278,7 +325,8 @@ Type TypeChecker::check_ppid(const Builtin &node) {
 
 Type TypeChecker::check_usermode(const Builtin &node) {
   for (auto &p : info_.probes[probe_]) {
-    if (!has_registers(p.kind)) {
+    // BEGIN and END run in rbt's own system call (BPF_PROG_TEST_RUN): user mode, 1, as bpftrace.
+    if (!has_registers(p.kind) && p.kind != ProbeKind::Begin && p.kind != ProbeKind::End) {
       diags_.error(node.range, "usermode needs the registers of a kprobe, uprobe, usdt, profile, "
                                "software or hardware probe, not of " +
                                    std::string(probe_kind_name(p.kind)));
@@ -344,8 +392,15 @@ Type TypeChecker::check_has_key(const Call &call) {
 
 Type TypeChecker::check_len(const Call &call) {
   auto *map = dyn_cast<MapRef>(call.args[0]);
+  if (!map) {  // len(ustack), len($s): the frames of a kernel or user stack (bpftrace)
+    Type t = check_expr(*call.args[0]);
+    if (t.is_stack() && (t.stack_kind == StackKind::User || t.stack_kind == StackKind::Kernel))
+      return Type::integer(64, true);
+    if (t.is_none())
+      return t;
+  }
   if (!map || !map->keys.empty()) {
-    diags_.error(call.args[0]->range, "len()'s argument must be a map, as in len(@m)");
+    diags_.error(call.args[0]->range, "len()'s argument must be a map (len(@m)) or a stack (len(ustack))");
     return Type::none();
   }
   if (!info_.maps.count(map->name))
@@ -387,9 +442,9 @@ Type TypeChecker::check_strncmp(const Call &call) {
     if (!is_string_arg(*this, t))
       diags_.error(call.args[i]->range, "strncmp() compares strings, not " + t.name());
   }
-  check_expr(*call.args[2]);
-  if (!isa<IntLit>(call.args[2]))
-    diags_.error(call.args[2]->range, "strncmp()'s length must be an integer literal");
+  // The length may be any integer (bpftrace: int64 n); past both strings it changes nothing.
+  Type n = check_expr(*call.args[2]);
+  expect_int(*call.args[2], n, "strncmp()'s length");
   return u64();
 }
 
@@ -426,14 +481,14 @@ Type TypeChecker::check_usym(const Call &call) {
 
 // kaddr("sym"): a kernel symbol's address, from /proc/kallsyms when the script compiles.
 Type TypeChecker::check_kaddr(const Call &call) {
-  auto *name = dyn_cast<StrLit>(call.args[0]);
+  auto name = literal_text(*call.args[0]);
   if (!name) {
     diags_.error(call.args[0]->range, "kaddr() takes a symbol name as a string literal");
     return Type::none();
   }
-  auto addr = env_.kernel_symbol ? env_.kernel_symbol(name->value) : std::nullopt;
+  auto addr = env_.kernel_symbol ? env_.kernel_symbol(*name) : std::nullopt;
   if (!addr) {
-    diags_.error(call.args[0]->range, "kaddr(): no kernel symbol '" + name->value +
+    diags_.error(call.args[0]->range, "kaddr(): no kernel symbol '" + *name +
                                           "' in /proc/kallsyms");
     return Type::none();
   }
@@ -442,34 +497,38 @@ Type TypeChecker::check_kaddr(const Call &call) {
 }
 
 // uaddr("sym"): a symbol's address in the probed binary as linked (its ELF st_value, as
-// bpftrace: for PIE binaries and libraries that is before the load bias).
+// bpftrace: for PIE binaries and libraries that is before the load bias). As in bpftrace it
+// is a user-space pointer to an unsigned integer of the symbol's size (1, 2, 4 or 8 bytes;
+// uint64 otherwise), so *uaddr("GLOBAL") reads the variable.
 Type TypeChecker::check_uaddr(const Call &call) {
-  auto *name = dyn_cast<StrLit>(call.args[0]);
+  auto name = literal_text(*call.args[0]);
   if (!name) {
     diags_.error(call.args[0]->range, "uaddr() takes a symbol name as a string literal");
     return Type::none();
   }
-  std::optional<uint64_t> addr;
+  std::optional<Environment::UserSymbol> sym;
   for (auto &p : info_.probes[probe_]) {
     if (p.kind != ProbeKind::Uprobe && p.kind != ProbeKind::Uretprobe && p.kind != ProbeKind::Usdt) {
       diags_.error(call.range, std::string("uaddr() needs a uprobe, uretprobe or usdt probe, not ") +
                                    probe_kind_name(p.kind));
       return Type::none();
     }
-    auto here = env_.user_symbol ? env_.user_symbol(p, name->value) : std::nullopt;
+    auto here = env_.user_symbol ? env_.user_symbol(p, *name) : std::nullopt;
     if (!here) {
-      diags_.error(call.args[0]->range, "uaddr(): no symbol '" + name->value + "' in " + p.target);
+      diags_.error(call.args[0]->range, "uaddr(): no symbol '" + *name + "' in " + p.target);
       return Type::none();
     }
-    if (addr && *addr != *here) {
-      diags_.error(call.range, "uaddr(): '" + name->value + "' has different addresses in the "
+    if (sym && sym->address != here->address) {
+      diags_.error(call.range, "uaddr(): '" + *name + "' has different addresses in the "
                                    "binaries this probe attaches to");
       return Type::none();
     }
-    addr = here;
+    sym = here;
   }
-  info_.constants[&call] = addr.value_or(0);
-  return Type::integer(64, false);
+  info_.constants[&call] = sym ? sym->address : 0;
+  uint64_t size = sym ? sym->size : 8;
+  unsigned bits = size == 1 || size == 2 || size == 4 ? static_cast<unsigned>(size * 8) : 64;
+  return Type::pointer(Type::integer(bits, false), true);
 }
 
 // reg("ip"): a register of the probed context, by its x86-64 name.

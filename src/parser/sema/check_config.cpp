@@ -76,7 +76,13 @@ void TypeChecker::check_config(const Program &program) {
   ScriptConfig &c = info_.config;
   for (const ConfigItem &item : program.config) {
     auto number = const_int(*item.value);
-    auto *word = dyn_cast<Builtin>(item.value);
+    // A word may be written bare or quoted (`missing_probes = "warn"`), as bpftrace takes.
+    auto *bare = dyn_cast<Builtin>(item.value);
+    auto *quoted = dyn_cast<StrLit>(item.value);
+    std::optional<std::string> word_text = bare ? std::optional<std::string>(bare->name)
+                                           : quoted ? std::optional<std::string>(quoted->value)
+                                                    : std::nullopt;
+    const std::string *word = word_text ? &*word_text : nullptr;
     auto *lit = dyn_cast<IntLit>(item.value);
     // A boolean may be written true/false or 1/0 (`show_debug_info = 0`).
     bool is_boolean = lit && (lit->is_bool || lit->value <= 1);
@@ -103,18 +109,18 @@ void TypeChecker::check_config(const Program &program) {
       else
         c.print_maps_on_exit = lit->value != 0;
     } else if (key == "stack_mode") {
-      if (!word || (word->name != "bpftrace" && word->name != "perf" && word->name != "raw"))
+      if (!word || (*word != "bpftrace" && *word != "perf" && *word != "raw"))
         diags_.error(item.range, "stack_mode must be bpftrace, perf or raw");
       else
-        c.stack_mode = word->name == "perf" ? StackMode::Perf
-                       : word->name == "raw" ? StackMode::Raw
-                                             : StackMode::Bpftrace;
+        c.stack_mode = *word == "perf" ? StackMode::Perf
+                       : *word == "raw" ? StackMode::Raw
+                                        : StackMode::Bpftrace;
     } else if (key == "missing_probes") {
-      if (!word || (word->name != "error" && word->name != "warn" && word->name != "ignore"))
+      if (!word || (*word != "error" && *word != "warn" && *word != "ignore"))
         diags_.error(item.range, "missing_probes must be error, warn or ignore");
       else
-        c.missing_probes = word->name == "warn"     ? MissingProbes::Warn
-                           : word->name == "ignore" ? MissingProbes::Ignore
+        c.missing_probes = *word == "warn"     ? MissingProbes::Warn
+                           : *word == "ignore" ? MissingProbes::Ignore
                                                     : MissingProbes::Error;
     } else if (key == "license") {
       // The licenses the kernel counts as GPL-compatible, which BPF tracing helpers require;
@@ -160,6 +166,7 @@ void TypeChecker::check_ignored_config(const ConfigItem &item, const std::string
       continue;
     auto *lit = dyn_cast<IntLit>(item.value);
     auto *word = dyn_cast<Builtin>(item.value);
+    auto *quoted = dyn_cast<StrLit>(item.value);
     bool ok = false;
     std::string expected;
     switch (k.kind) {
@@ -173,6 +180,7 @@ void TypeChecker::check_ignored_config(const ConfigItem &item, const std::string
       break;
     case ValueKind::Word:
       ok = (word && word_listed(word->name, k.words)) ||
+           (quoted && word_listed(quoted->value, k.words)) ||
            (lit && lit->is_bool && word_listed("enable", k.words));  // unstable_*: true/false
       expected = "one of " + spelled(k.words);
       break;

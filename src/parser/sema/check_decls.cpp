@@ -131,7 +131,9 @@ void TypeChecker::check_var_decl(const VarDecl &d) {
 }
 
 // The block's statements run in a scope of their own; its value is its last expression's.
-Type TypeChecker::check_block_expr(const BlockExpr &block) {
+// `as_map_value`: the block is a map's value (`@ = { let $a = 1; avg($a) }`), so its value
+// may be an aggregation, as in bpftrace.
+Type TypeChecker::check_block_expr(const BlockExpr &block, bool as_map_value) {
   scopes_.emplace_back();
   check_stmts_in_scope(block.stmts);
   Type t = Type::void_type();
@@ -141,7 +143,8 @@ Type TypeChecker::check_block_expr(const BlockExpr &block) {
       ends = ends || terminates(*s);
     if (ends)
       diags_.warning(block.value->range, "unreachable expression");
-    t = check_expr(*block.value);
+    auto *call = as_map_value ? dyn_cast<Call>(block.value) : nullptr;
+    t = call ? info_.types[call] = check_call(*call, true) : check_expr(*block.value);
   }
   scopes_.pop_back();
   return t;

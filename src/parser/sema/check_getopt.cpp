@@ -3,6 +3,7 @@
 // parses the command line's values into constants, and turns mistakes (an unknown name, a
 // value of the wrong type) into usage errors, since they are the caller's, not the script's.
 
+#include <cctype>
 #include <cerrno>
 #include <cstdint>
 
@@ -16,7 +17,9 @@ using namespace ast;
 namespace {
 
 // The words bpftrace takes for a boolean parameter's value.
-std::optional<bool> parse_bool(const std::string &s) {
+std::optional<bool> parse_bool(std::string s) {
+  for (char &c : s)  // True, FALSE: any case, as bpftrace
+    c = static_cast<char>(tolower(static_cast<unsigned char>(c)));
   if (s == "true" || s == "1" || s == "yes" || s == "on")
     return true;
   if (s == "false" || s == "0" || s == "no" || s == "off")
@@ -43,11 +46,12 @@ Result<std::string> parse_value(const NamedParam &p, const std::optional<std::st
   auto magnitude = int_literal_value(given->substr(negative ? 1 : 0));
   if (!magnitude && magnitude.error().err != ERANGE)
     return make_error("", "'" + *given + "' is not a number");
-  uint64_t limit = negative ? uint64_t(INT64_MAX) + 1 : uint64_t(INT64_MAX);
+  // Up to 2^64-1 (0xffffffffffffffff: the parameter is then unsigned, see check_getopt).
+  uint64_t limit = negative ? uint64_t(INT64_MAX) + 1 : UINT64_MAX;
   if (!magnitude || *magnitude > limit)
-    return make_error("", "'" + *given + "' does not fit in a 64-bit signed integer");
-  return std::to_string(negative ? static_cast<int64_t>(0 - *magnitude)
-                                 : static_cast<int64_t>(*magnitude));
+    return make_error("", "'" + *given + "' does not fit in 64 bits");
+  return negative ? std::to_string(static_cast<int64_t>(0 - *magnitude))
+                  : std::to_string(*magnitude);
 }
 
 }  // namespace
@@ -79,7 +83,12 @@ Type TypeChecker::check_getopt(const Call &call) {
       p.default_text = lit->value ? "true" : "false";
       p.value = lit->value ? "1" : "0";
     } else if (auto n = const_int(def); n && !t.is_none()) {
-      p.type = Type::integer(64, true);
+      // Signed, unless the command line gives a value only uint64 holds (as bpftrace).
+      auto given = env_.named.find(name->value);
+      auto big = given != env_.named.end() && given->second
+                     ? numeric_argument(*given->second)
+                     : std::nullopt;
+      p.type = Type::integer(64, !big || big->negative || big->value <= uint64_t(INT64_MAX));
       p.default_text = p.value = std::to_string(*n);
     } else {
       if (!t.is_none())

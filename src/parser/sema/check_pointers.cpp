@@ -9,7 +9,9 @@ using namespace ast;
 
 Type TypeChecker::pointee_type(const Expr &at, const Type &pointer) {
   const Type &pointee = pointer.elems.empty() ? Type::none() : pointer.elems[0];
-  if (pointee.is_int() || pointee.is_record() || pointee.is_pointer())
+  // A string, tuple, array or rendered value (username) is there through &$x (a variable's slot): its bytes are copied.
+  if (pointee.is_int() || pointee.is_record() || pointee.is_pointer() || pointee.is_string() ||
+      pointee.is_tuple() || pointee.is_array() || pointee.is_rendered())
     return pointee;
   diags_.error(at.range, "cannot dereference " + pointer.name() +
                              ": what it points to is unknown (cast it, e.g. (int32 *)p)");
@@ -29,9 +31,10 @@ Type TypeChecker::check_unary(const Unary &u) {
     return pointee_type(u, o);
   case UnaryOp::AddrOf:
     // The address of a scratch variable: its slot in BPF memory (kernel space).
-    if (!isa<Var>(u.operand) || !o.is_scalar()) {
-      diags_.error(u.range, "& takes the address of a scratch variable holding an integer or a "
-                            "pointer");
+    if (!isa<Var>(u.operand) ||
+        !(o.is_scalar() || o.is_string() || o.is_tuple() || o.is_array() || o.is_rendered())) {
+      diags_.error(u.range, "& takes the address of a scratch variable holding an integer, a "
+                            "pointer, a string, a tuple or an array");
       return Type::none();
     }
     return Type::pointer(o, false);

@@ -90,6 +90,8 @@ bool TypeChecker::check_rframe_args(const Call &call, const std::string &name) {
                                   std::to_string(RBT_RUBY_MAX_DEPTH) + " (root first) to " +
                                   std::to_string(RBT_RUBY_MAX_DEPTH - 1) + " (leaf first)");
     ok = false;
+  } else {
+    info_.constants[&call] = static_cast<uint64_t>(*n);  // the index, for the lowering
   }
   return ok;
 }

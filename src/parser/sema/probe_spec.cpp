@@ -3,6 +3,7 @@
 #include <charconv>
 #include <vector>
 
+#include "parse.h"
 #include "perf_events.h"
 
 namespace rbt::sema {
@@ -54,9 +55,18 @@ std::string unquote(const std::string &s) {
   return s;
 }
 
+// A count or rate as a script writes numbers: 1000, 1e6, 1_000 (not a duration: 10ms is no
+// count).
 bool parse_u64(const std::string &s, uint64_t &out) {
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-  return ec == std::errc() && p == s.data() + s.size();
+  if (ec == std::errc() && p == s.data() + s.size())
+    return true;
+  if (s.find_first_not_of("0123456789_eE") != std::string::npos)
+    return false;
+  auto v = int_literal_value(s);
+  if (v)
+    out = *v;
+  return bool(v);
 }
 
 // "99" with unit "hz" → freq; "1" with unit "s" → period in ns.
@@ -169,8 +179,12 @@ ProbeSpecResult parse_probe_spec(const std::string &text) {
     }
     break;
   case ProbeKind::RawTracepoint:
-    if (need(2, "rawtracepoint:event"))
+    if (parts.size() == 3) {  // rawtracepoint:module:event (vmlinux, or a glob matching it)
+      p.target = parts[1];
+      p.func = parts[2];
+    } else if (need(2, "rawtracepoint:[module:]event")) {
       p.func = parts[1];
+    }
     break;
   case ProbeKind::Kprobe:
   case ProbeKind::Kretprobe:

@@ -25,6 +25,8 @@ constexpr uint32_t kDefaultStrlen = 64;
 // The largest max_strlen (and str() length) a script may ask for: long strings live in per-CPU
 // scratch pages of 32 KiB (codegen), and an event or key may hold one with other values.
 constexpr uint32_t kMaxStrlen = 16384;
+// `==` and `!=` of arrays and buffers are unrolled in BPF: this bounds the code they make.
+constexpr uint32_t kMaxComparedBytes = 256;
 // The string syscall_name() returns: each entry of its table (stdlib/bpf/syscall_names.cmake).
 constexpr uint32_t kSyscallNameSize = 32;
 constexpr uint32_t kSignalNameSize = 32;  // RBT_SIGNAL_NAME_SIZE in stdlib/bpf/strings.bpf.c
@@ -98,6 +100,8 @@ struct SemaInfo {
   std::map<std::string, const RecordLayout *> records;  // tracepoint `args` records by name
   // sizeof/offsetof, enumerators, `unroll ($N)`: their values.
   std::unordered_map<const ast::Node *, uint64_t> constants;
+  // str($1), str($1 + k): the text they stand for, known when the script compiles.
+  std::unordered_map<const ast::Node *, std::string> constant_strings;
   // Structs the script defines (`struct foo { ... }`), before the kernel's of the same name.
   std::map<std::string, std::shared_ptr<RecordLayout>> script_structs;
   // Enums the script defines, by name (anonymous ones "enum#N"), and their enumerators:
@@ -150,7 +154,11 @@ struct Environment {
   // kaddr(): a kernel symbol's address; uaddr(): a symbol's address in an expanded probe's
   // binary as linked.
   std::function<std::optional<uint64_t>(const std::string &)> kernel_symbol;
-  std::function<std::optional<uint64_t>(const ProbeDesc &probe, const std::string &name)>
+  struct UserSymbol {
+    uint64_t address;  // as linked
+    uint64_t size;     // ELF st_size: uaddr()'s pointee is an integer of this size if 1/2/4/8
+  };
+  std::function<std::optional<UserSymbol>(const ProbeDesc &probe, const std::string &name)>
       user_symbol;
 };
 

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "c_struct.h"
+#include "parse.h"
 #include "probe_spec.h"
 #include "type_checker.h"
 
@@ -252,6 +253,8 @@ void TypeChecker::check_assign_map(const AssignMap &assign) {
   if (auto *call = dyn_cast<Call>(assign.value)) {
     value = check_call(*call, true);
     info_.types[call] = value;
+  } else if (auto *block = dyn_cast<BlockExpr>(assign.value)) {
+    value = info_.types[block] = check_block_expr(*block, true);
   } else {
     value = check_expr(*assign.value);
   }
@@ -413,6 +416,27 @@ const StrLit *TypeChecker::expect_literal(const Expr &e, const std::string &what
 std::optional<int64_t> TypeChecker::const_int(const Expr &e) {
   if (auto *lit = dyn_cast<IntLit>(&e))
     return static_cast<int64_t>(lit->value);
+  if (auto *p = dyn_cast<Positional>(&e)) {  // a number on the command line is a literal
+    auto c = info_.constants.find(p);
+    return c == info_.constants.end() ? std::nullopt : std::optional<int64_t>(c->second);
+  }
+  // Arithmetic of constants folds ((1, 2)[1 - 1], lhist(x, 0, 10 * 1000, 100)); it wraps.
+  if (auto *bin = dyn_cast<Binary>(&e)) {
+    auto l = const_int(*bin->lhs), r = l ? const_int(*bin->rhs) : std::nullopt;
+    if (!r)
+      return std::nullopt;
+    uint64_t a = static_cast<uint64_t>(*l), b = static_cast<uint64_t>(*r);
+    switch (bin->op) {
+    case BinaryOp::Add: return static_cast<int64_t>(a + b);
+    case BinaryOp::Sub: return static_cast<int64_t>(a - b);
+    case BinaryOp::Mul: return static_cast<int64_t>(a * b);
+    case BinaryOp::BitAnd: return static_cast<int64_t>(a & b);
+    case BinaryOp::BitOr: return static_cast<int64_t>(a | b);
+    case BinaryOp::BitXor: return static_cast<int64_t>(a ^ b);
+    case BinaryOp::Shl: return b < 64 ? std::optional<int64_t>(static_cast<int64_t>(a << b)) : std::nullopt;
+    default: return std::nullopt;
+    }
+  }
   if (auto *u = dyn_cast<Unary>(&e); u && u->op == UnaryOp::Neg)
     if (auto v = const_int(*u->operand))  // wraps: -(-9223372036854775808) is UB in int64
       return static_cast<int64_t>(0 - static_cast<uint64_t>(*v));
@@ -420,20 +444,18 @@ std::optional<int64_t> TypeChecker::const_int(const Expr &e) {
 }
 
 [[gnu::noinline]] Type TypeChecker::check_positional(const Positional &p) {
-  Type t;
-  // $N is a number when its argument is one, a string otherwise; a missing one is 0.
+  // $N is a number when its argument is one (123, -5, 0x1f, 0775, 0xffffffffffffffff: a
+  // constant, usable where a literal is), a string otherwise; a missing one is 0. $# counts.
   info_.positional = env_.positional;
   const std::string *arg = p.index && p.index <= env_.positional.size()
                                ? &env_.positional[p.index - 1]
                                : nullptr;
-  size_t digits = arg && arg->size() > 1 && (*arg)[0] == '-' ? 1 : 0;  // -5 is a number too
-  if (arg && arg->size() > digits && arg->find_first_not_of("0123456789", digits) == std::string::npos)
-    t = Type::integer(64, true);
-  else if (arg)
-    t = Type::string(static_cast<uint32_t>(arg->size() + 1));
-  else
-    t = Type::integer(64, true);
-  return t;
+  if (arg && !numeric_argument(*arg))
+    return Type::string(static_cast<uint32_t>(arg->size() + 1));
+  auto n = arg ? numeric_argument(*arg) : std::nullopt;
+  uint64_t value = p.index == 0 ? env_.positional.size() : n ? n->value : 0;
+  info_.constants[&p] = value;
+  return Type::integer(64, !n || n->negative || value <= uint64_t(INT64_MAX));
 }
 
 [[gnu::noinline]] Type TypeChecker::check_var(const Var &v) {
@@ -861,9 +883,21 @@ bool TypeChecker::constant_index_fits(const Index &x, uint64_t count, const Type
       return Type::none();
     return Type::integer(8, true);
   }
+  if (base.is_tuple()) {
+    // $t[1 + 1]: as $t.2; the index must be known when the script compiles (bpftrace).
+    auto n = const_int(*x.index);
+    if (!n || *n < 0 || static_cast<uint64_t>(*n) >= base.elems.size()) {
+      diags_.error(x.index->range, n ? "tuple index " + std::to_string(*n) +
+                                           " is out of range for " + base.name()
+                                     : std::string("a tuple's index must be a constant"));
+      return Type::none();
+    }
+    info_.constants[&x] = static_cast<uint64_t>(*n);
+    return base.elems[static_cast<size_t>(*n)];
+  }
   if (!base.is_array()) {
     diags_.error(x.range, "cannot index a value of type " + base.name() +
-                              " (only arrays, strings and pointers)");
+                              " (only arrays, strings, tuples and pointers)");
     return Type::none();
   }
   if (!expect_int(*x.index, index, "an array index") || !constant_index_fits(x, base.count, base))
@@ -888,6 +922,16 @@ Type TypeChecker::check_binary(const Binary &bin) {
   std::string op = binary_op_spelling(bin.op);
   if (a.is_string() && b.is_string() && (bin.op == BinaryOp::Eq || bin.op == BinaryOp::Ne))
     return Type::boolean();
+  // Arrays of one type, and buffers (their lengths and the bytes within), compare bytewise.
+  if ((bin.op == BinaryOp::Eq || bin.op == BinaryOp::Ne) &&
+      ((a.is_array() && a.name() == b.name()) || (a.is_buffer() && b.is_buffer()))) {
+    if (std::max(a.size, b.size) > kMaxComparedBytes) {
+      diags_.error(bin.range, "'" + op + "' compares values of at most " +
+                                  std::to_string(kMaxComparedBytes) + " bytes, not " + a.name());
+      return Type::none();
+    }
+    return Type::boolean();
+  }
   if (!a.is_scalar() || !b.is_scalar()) {
     diags_.error(bin.range, "type mismatch for '" + op + "': " + a.name() + " " + op + " " +
                                 b.name() +

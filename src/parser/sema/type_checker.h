@@ -47,7 +47,7 @@ private:
   void check_stmts(const std::vector<ast::Stmt *> &stmts);
   void check_stmts_in_scope(const std::vector<ast::Stmt *> &stmts);
   void check_var_decl(const ast::VarDecl &decl);
-  Type check_block_expr(const ast::BlockExpr &block);
+  Type check_block_expr(const ast::BlockExpr &block, bool as_map_value = false);
   Type check_unary(const ast::Unary &u);
   // What `*p` or `p[i]` reads: an integer, or a struct at the pointer's address.
   Type pointee_type(const ast::Expr &at, const Type &pointer);
@@ -110,6 +110,8 @@ private:
   // literal": formats, separators, filters, names.
   const ast::StrLit *expect_literal(const ast::Expr &e, const std::string &what);
   std::optional<int64_t> const_int(const ast::Expr &e);
+  std::optional<std::string> positional_text(const ast::Expr &e);
+  std::optional<std::string> literal_text(const ast::Expr &e);
 
   DiagnosticEngine &diags_;
   SemaInfo &info_;
