@@ -101,6 +101,19 @@ Type Type::tuple(std::vector<Type> elems) {
   return t;
 }
 
+Type Type::record_tuple(std::vector<Type> elems, std::vector<std::string> names) {
+  Type t = tuple(std::move(elems));
+  t.field_names = std::move(names);
+  return t;
+}
+
+size_t Type::field_index(const std::string &name) const {
+  size_t i = 0;
+  while (i < field_names.size() && field_names[i] != name)
+    i++;
+  return field_names.empty() ? elems.size() : i;
+}
+
 Type Type::aggregation(TypeKind kind, bool is_signed) {
   Type t;
   t.kind = kind;
@@ -221,11 +234,14 @@ bool Type::compatible(const Type &o) const {
   if (kind != o.kind)
     return false;
   if (kind == TypeKind::Tuple) {
-    if (elems.size() != o.elems.size())
+    if (elems.size() != o.elems.size() || field_names.empty() != o.field_names.empty())
       return false;
-    for (size_t i = 0; i < elems.size(); i++)
-      if (!elems[i].compatible(o.elems[i]))
+    for (size_t i = 0; i < elems.size(); i++) {
+      // A record's fields match by name: `(a = 1, b = 2)` and `(b = 3, a = 4)` are one type.
+      size_t j = field_names.empty() ? i : o.field_index(field_names[i]);
+      if (j >= o.elems.size() || !elems[i].compatible(o.elems[j]))
         return false;
+    }
     return true;
   }
   if (kind == TypeKind::LHist)
@@ -256,8 +272,8 @@ Type Type::unify(const Type &a, const Type &b) {
   if (a.kind == TypeKind::Tuple) {
     std::vector<Type> elems;
     for (size_t i = 0; i < a.elems.size(); i++)
-      elems.push_back(unify(a.elems[i], b.elems[i]));
-    return tuple(std::move(elems));
+      elems.push_back(unify(a.elems[i], b.elems[a.field_names.empty() ? i : b.field_index(a.field_names[i])]));
+    return record_tuple(std::move(elems), a.field_names);  // a's order of fields
   }
   Type t = a;
   t.is_signed = a.is_signed || b.is_signed;
@@ -307,6 +323,12 @@ std::string Type::name() const {
   case TypeKind::Array:
     return elems[0].name() + "[" + std::to_string(count) + "]";
   case TypeKind::Tuple: {
+    if (!field_names.empty()) {  // record { int64 a, string[4] b }
+      std::string s = "record { ";
+      for (size_t i = 0; i < elems.size(); i++)
+        s += (i ? ", " : "") + elems[i].name() + " " + field_names[i];
+      return s + " }";
+    }
     std::string s = "(";
     for (size_t i = 0; i < elems.size(); i++)
       s += (i ? ", " : "") + elems[i].name();

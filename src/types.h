@@ -66,7 +66,7 @@ struct Type {
   StackMode stack_mode = StackMode::Bpftrace;
   uint32_t stack_depth = 0;
   uint32_t count = 0;  // Array: number of elements
-  std::vector<std::string> field_names;  // Struct: the name of each of elems
+  std::vector<std::string> field_names;  // Struct, record Tuple: the name of each of elems
   // Int: the C enum (defined in the script) whose values it holds; text output prints the
   // enumerator's name for a value that has one (printf's %s too), as bpftrace does. Arithmetic
   // gives a plain integer. Anonymous enums have a name of their own ("enum#2").
@@ -82,6 +82,8 @@ struct Type {
   static Type boolean();
   static Type string(uint32_t size);
   static Type tuple(std::vector<Type> elems);
+  // A record `(a = 1, b = "x")`: a tuple whose elements have names (field_names).
+  static Type record_tuple(std::vector<Type> elems, std::vector<std::string> names);
   // An aggregation whose argument has signedness `is_signed` (sum/min/max/avg keep it).
   static Type aggregation(TypeKind kind, bool is_signed = false);
   static Type lhist(int64_t min, int64_t max, int64_t step);
@@ -106,7 +108,10 @@ struct Type {
   bool is_none() const { return kind == TypeKind::None; }
   bool is_int() const { return kind == TypeKind::Int || kind == TypeKind::Bool; }
   bool is_string() const { return kind == TypeKind::String; }
-  bool is_tuple() const { return kind == TypeKind::Tuple; }
+  bool is_tuple() const { return kind == TypeKind::Tuple; }  // records too
+  bool is_named_tuple() const { return kind == TypeKind::Tuple && !field_names.empty(); }
+  // A named tuple's element called `name`; elems.size() when it has none.
+  size_t field_index(const std::string &name) const;
   bool is_pointer() const { return kind == TypeKind::Pointer; }
   bool is_record() const { return kind == TypeKind::Record; }
   bool is_stack() const { return kind == TypeKind::Stack; }

@@ -69,14 +69,17 @@ llvm::Value *Lowering::task_path_address(const Builtin &node) {
   return b_.CreateAdd(at, b_.getInt64(path.back()->offset));
 }
 
-// pcomm: the thread group leader's comm (the process's name, where comm is the thread's). A
-// failed read leaves it empty.
+// pcomm (the parent's comm), leader_comm (the thread group leader's: the process's name,
+// where comm is the thread's): a comm read through a pointer of the current task. A failed
+// read leaves it empty.
 llvm::Value *Lowering::lower_pcomm(const Builtin &node) {
   llvm::Value *slot = value_slot(16, "pcomm");
   b_.store_bytes(slot, std::string(16, '\0'));
   b_.probe_read_str(slot, 16, task_path_address(node), false);
   return slot;
 }
+
+llvm::Value *Lowering::lower_leader_comm(const Builtin &node) { return lower_pcomm(node); }
 
 // username: the uid, named by user space when printed.
 llvm::Value *Lowering::lower_username(const Builtin &node) {
@@ -95,6 +98,19 @@ bool Lowering::writes_whole_slot(const Type &slot_type, const Expr &expr) const 
 
 void Lowering::lower_into_slot(llvm::Value *dst, const Expr &) {
   b_.call_helper(BPF_FUNC_get_current_comm, b_.getInt64Ty(), {dst, b_.getInt64(16)});
+}
+
+// config: the record of sema::config_record_type, filled with the configuration's constants.
+llvm::Value *Lowering::lower_config_record(const Builtin &node) {
+  const Type &t = type_of(&node);
+  const sema::ScriptConfig &c = sema_.config;
+  llvm::Value *slot = value_slot(t.size, "config");
+  b_.zero_bytes(slot, t.size);
+  uint64_t ints[] = {c.max_strlen, c.max_map_keys, c.print_maps_on_exit};
+  for (size_t i = 0; i < 3; i++)
+    b_.store_int(b_.byte_ptr(slot, t.offsets[i]), b_.getInt64(ints[i]), t.elems[i].size);
+  b_.store_bytes(b_.byte_ptr(slot, t.offsets[3]), sema::stack_mode_name(c.stack_mode));
+  return slot;
 }
 
 llvm::Value *Lowering::lower_nsecs(const Builtin &) {
@@ -181,7 +197,7 @@ llvm::Value *Lowering::lower_retval(const Builtin &) {
 }
 
 llvm::Value *Lowering::lower_arg(const Builtin &node) {
-  unsigned index = node.name[3] - '0';
+  unsigned index = sema::builtin_arg_index(node.name);
   if (probe_->kind == ProbeKind::RawTracepoint)  // ctx is `u64 args[]`
     return b_.CreateLoad(b_.getInt64Ty(), b_.byte_ptr(ctx(), 8 * index));
   if (probe_->kind == ProbeKind::Usdt) {

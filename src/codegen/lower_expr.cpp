@@ -287,12 +287,9 @@ llvm::Value *Lowering::lower_field_access(const FieldAccess &fa) {
   llvm::Value *base = lower_expr(*fa.base);
   if (base_type.is_tuple() || base_type.is_struct()) {
     // A tuple's element by number, a held struct's field by name: bytes at an offset.
-    size_t index = 0;
-    if (base_type.is_tuple())
-      index = std::stoul(fa.field);
-    else
-      while (base_type.field_names[index] != fa.field)
-        index++;
+    size_t index = base_type.is_named_tuple() || base_type.is_struct()
+                       ? base_type.field_index(fa.field)
+                       : std::stoul(fa.field);
     const Type &elem = base_type.elems[index];
     llvm::Value *p = b_.byte_ptr(base, base_type.offsets[index]);
     return elem.is_scalar() ? b_.load_int(p, elem.size, elem.is_signed) : p;
@@ -443,8 +440,10 @@ void Lowering::store_lowered(llvm::Value *dst, const Type &slot_type, llvm::Valu
     // Same shape, different widths: convert element by element.
     b_.zero_bytes(dst, slot_type.size);
     for (size_t i = 0; i < slot_type.elems.size(); i++) {
-      const Type &se = slot_type.elems[i], &ve = value_type.elems[i];
-      llvm::Value *src = b_.byte_ptr(value, value_type.offsets[i]);
+      // A record's fields by name: the value may list them in another order.
+      size_t j = slot_type.is_named_tuple() ? value_type.field_index(slot_type.field_names[i]) : i;
+      const Type &se = slot_type.elems[i], &ve = value_type.elems[j];
+      llvm::Value *src = b_.byte_ptr(value, value_type.offsets[j]);
       llvm::Value *elem = ve.is_scalar() ? b_.load_int(src, ve.size, ve.is_signed) : src;
       store_lowered(b_.byte_ptr(dst, slot_type.offsets[i]), se, elem, ve);
     }

@@ -144,8 +144,11 @@ struct Ternary : Expr {
 
 struct Tuple : Expr {
   static constexpr NodeKind Kind = NodeKind::Tuple;
-  Tuple(SourceRange r, std::vector<Expr *> elems) : Expr(Kind, r), elems(std::move(elems)) {}
+  Tuple(SourceRange r, std::vector<Expr *> elems, std::vector<std::string> names = {})
+      : Expr(Kind, r), elems(std::move(elems)), names(std::move(names)) {}
   std::vector<Expr *> elems;
+  // A record `(a = 1, b = "x")`: the name of each element (empty for a plain tuple).
+  std::vector<std::string> names;
 };
 
 // `expr.field`, `expr->field`, or a tuple element `expr.0`.
@@ -158,16 +161,17 @@ struct FieldAccess : Expr {
   bool arrow;
 };
 
-// `(uint8)x`, `(struct task_struct *)p`, `(int32 *)p`, `(int8[])"str"`, `(uint8[8])x`.
+// `(uint8)x`, `(struct task_struct *)p`, `(int32 *)p`, `(int32 **)p`, `(void *)p`,
+// `(int8[])"str"`, `(uint8[8])x`.
 struct Cast : Expr {
   static constexpr NodeKind Kind = NodeKind::Cast;
-  Cast(SourceRange r, std::string type_name, bool is_struct, bool is_pointer, Expr *operand,
+  Cast(SourceRange r, std::string type_name, bool is_struct, uint32_t pointers, Expr *operand,
        bool is_array = false, uint32_t array_count = 0)
       : Expr(Kind, r), type_name(std::move(type_name)), is_struct(is_struct),
-        is_pointer(is_pointer), operand(operand), is_array(is_array), array_count(array_count) {}
-  std::string type_name;  // "uint8", or the struct's name
+        pointers(pointers), operand(operand), is_array(is_array), array_count(array_count) {}
+  std::string type_name;  // "uint8", "void", or the struct's name
   bool is_struct;
-  bool is_pointer;
+  uint32_t pointers;  // how many `*` follow the type: 0 for a value, 2 for `int32 **`
   Expr *operand;
   bool is_array;         // a cast to an integer array
   uint32_t array_count;  // its length; 0: the operand's size decides
@@ -181,6 +185,7 @@ struct TypeSpec {
   bool is_struct = false;
   bool is_pointer = false;
   uint32_t size = 0;  // string[N]: N
+  Expr *of = nullptr;  // `typeof(expr)`: the type of expr (never evaluated); name is empty
 };
 
 // `{ stmt; ...; value }`: a block used as an expression; its value is the last statement's

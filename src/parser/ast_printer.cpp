@@ -54,7 +54,7 @@ private:
     case NodeKind::Cast: {
       auto &c = static_cast<const Cast &>(n);
       return "cast " + std::string(c.is_struct ? "struct " : "") + c.type_name +
-             (c.is_pointer ? " *" : "") +
+             (c.pointers ? " " + std::string(c.pointers, '*') : "") +
              (c.is_array ? "[" + (c.array_count ? std::to_string(c.array_count) : "") + "]" : "");
     }
     case NodeKind::Index: return "[]";

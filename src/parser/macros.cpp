@@ -89,6 +89,8 @@ private:
       auto *d = static_cast<VarDecl *>(s);
       if (d->value)
         d->value = rewrite(d->value, depth);
+      if (d->type.of)
+        d->type.of = rewrite(d->type.of, depth);
       break;
     }
     case NodeKind::Block:
@@ -318,7 +320,10 @@ private:
       auto *d = static_cast<const VarDecl *>(st);
       if (s.names.count(d->var->name))
         diags_.error(d->var->range, "variable declaration shadows macro parameter " + d->var->name);
-      return ctx_.make<VarDecl>(d->range, clone_var(d->var, s), d->typed, d->type,
+      TypeSpec type = d->type;
+      if (type.of)
+        type.of = clone(type.of, s);
+      return ctx_.make<VarDecl>(d->range, clone_var(d->var, s), d->typed, type,
                                 d->value ? clone(d->value, s) : nullptr);
     }
     case NodeKind::Block:
@@ -390,14 +395,15 @@ private:
                                 clone(t->else_expr, s));
     }
     case NodeKind::Tuple:
-      return ctx_.make<Tuple>(e->range, clone_all(static_cast<const Tuple *>(e)->elems, s));
+      return ctx_.make<Tuple>(e->range, clone_all(static_cast<const Tuple *>(e)->elems, s),
+                              static_cast<const Tuple *>(e)->names);
     case NodeKind::FieldAccess: {
       auto *f = static_cast<const FieldAccess *>(e);
       return ctx_.make<FieldAccess>(f->range, clone(f->base, s), f->field, f->arrow);
     }
     case NodeKind::Cast: {
       auto *c = static_cast<const Cast *>(e);
-      return ctx_.make<Cast>(c->range, c->type_name, c->is_struct, c->is_pointer,
+      return ctx_.make<Cast>(c->range, c->type_name, c->is_struct, c->pointers,
                              clone(c->operand, s), c->is_array, c->array_count);
     }
     case NodeKind::TypeQuery: {

@@ -1,12 +1,15 @@
 #include "parse.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 
 #include "macros.h"
 #include "parse_state.h"
 #include "parser.hh"
+#include "sema/builtins.h"
 
 // Flex's reentrant API, declared here so no other file needs the generated lexer header.
 extern int rbt_yylex_init_extra(rbt::ParseState *extra, yyscan_t *scanner);
@@ -98,12 +101,47 @@ void ParseState::finish(ast::Program &program) {
 ast::BlockExpr *ParseState::block_expr(ast::Block *block) {
   std::vector<ast::Stmt *> stmts = block->stmts;
   ast::Expr *value = nullptr;
-  if (!stmts.empty())
+  if (!stmts.empty()) {
     if (auto *e = ast::dyn_cast<ast::ExprStmt>(stmts.back()); e && e->unterminated) {
       value = e->expr;
       stmts.pop_back();
+    } else if (auto *i = ast::dyn_cast<ast::If>(stmts.back()); i && in_if_value_) {
+      if ((value = if_value(i)))  // a branch of an if used as a value ends in an if itself
+        stmts.pop_back();
     }
+  }
   return make<ast::BlockExpr>(block->range, std::move(stmts), value);
+}
+
+ast::Expr *ParseState::if_value(ast::If *s) {
+  if (!s->else_stmt)
+    return nullptr;
+  bool outer = in_if_value_;
+  in_if_value_ = true;
+  struct Restore {
+    bool &flag, value;
+    ~Restore() { flag = value; }
+  } restore{in_if_value_, outer};
+  ast::BlockExpr *then_value = block_expr(s->then_block);
+  ast::Expr *else_value = nullptr;
+  if (auto *b = ast::dyn_cast<ast::Block>(s->else_stmt)) {
+    ast::BlockExpr *e = block_expr(b);
+    else_value = e->value ? e : nullptr;
+  } else if (auto *i = ast::dyn_cast<ast::If>(s->else_stmt)) {
+    else_value = if_value(i);
+  }
+  if (!then_value->value || !else_value)
+    return nullptr;
+  return make<ast::Ternary>(s->range, s->cond, then_value, else_value);
+}
+
+ast::Expr *ParseState::if_expr(ast::Stmt *stmt) {
+  ast::Expr *value = if_value(static_cast<ast::If *>(stmt));
+  if (!value) {
+    diags.error(stmt->range, "an if used as a value needs an else, and each branch a value");
+    return make<ast::IntLit>(stmt->range, 0);
+  }
+  return value;
 }
 
 ast::Expr *ParseState::increment(const SourceRange &range, ast::Expr *target, ast::BinaryOp op,
@@ -132,6 +170,59 @@ ast::Stmt *ParseState::statement_of(const SourceRange &range, ast::Expr *expr) {
   if (auto it = increments_.find(expr); it != increments_.end())
     return it->second;
   return make<ast::ExprStmt>(range, expr);
+}
+
+ast::Expr *ParseState::record(const SourceRange &range,
+                               std::vector<std::pair<std::string, ast::Expr *>> fields) {
+  std::vector<ast::Expr *> elems;
+  std::vector<std::string> names;
+  for (auto &[name, value] : fields) {
+    if (std::find(names.begin(), names.end(), name) != names.end())
+      diags.error(value->range, "the record has two fields named '" + name + "'");
+    names.push_back(name);
+    elems.push_back(value);
+  }
+  return make<ast::Tuple>(range, std::move(elems), std::move(names));
+}
+
+ast::Expr *ParseState::call(const SourceRange &range, const std::string &name,
+                             std::vector<ast::Expr *> args) {
+  static const std::map<std::string, std::pair<const char *, const char *>> kTaskFields = {
+      {"ppid", {"real_parent", "pid"}},
+      {"pcomm", {"real_parent", "comm"}},
+      {"leader_comm", {"group_leader", "comm"}},
+      {"leader_tid", {"group_leader", "pid"}},
+  };
+  if (auto it = kTaskFields.find(name); it != kTaskFields.end() && args.size() == 1) {
+    ast::Expr *pointer = make<ast::FieldAccess>(range, args[0], it->second.first, false);
+    return make<ast::FieldAccess>(range, pointer, it->second.second, false);
+  }
+  return make<ast::Call>(range, name, std::move(args));
+}
+
+ast::Expr *ParseState::container_of(const SourceRange &range, const SourceRange &name_range,
+                                     const std::string &name, std::vector<ast::Expr *> args,
+                                     const std::string &type, const std::string &field) {
+  if (name != "container_of" || args.size() != 1)
+    diags.error(name_range, "only container_of(pointer, typeof(struct T), field) takes a type");
+  ast::Expr *bytes = make<ast::Cast>(range, "uint8", false, 1u, args[0]);
+  ast::Expr *offset = make<ast::TypeQuery>(range, nullptr, type, true, field);
+  ast::Expr *start = make<ast::Binary>(range, ast::BinaryOp::Sub, bytes, offset);
+  return make<ast::Cast>(range, type, true, 1u, start);
+}
+
+ast::Expr *ParseState::call_without_args(const SourceRange &range, const std::string &name) {
+  if (!sema::find_builtin_call(name) && sema::find_builtin_var(name))
+    return make<ast::Builtin>(range, name);
+  return make<ast::Call>(range, name, std::vector<ast::Expr *>{});
+}
+
+ast::Expr *ParseState::elvis(const SourceRange &range, ast::Expr *value, ast::Expr *otherwise) {
+  std::string name = "$__elvis" + std::to_string(++elvis_count_);
+  ast::Stmt *keep = make<ast::AssignVar>(value->range, make<ast::Var>(value->range, name), value);
+  ast::Expr *choice = make<ast::Ternary>(range, make<ast::Var>(value->range, name),
+                                         make<ast::Var>(value->range, name), otherwise);
+  return make<ast::BlockExpr>(range, std::vector<ast::Stmt *>{keep}, choice);
 }
 
 ast::Expr *ParseState::enum_cast(const SourceRange &range, const SourceRange &keyword_range,

@@ -70,12 +70,33 @@ struct ParseState {
   void finish(ast::Program &program);
   // `{ ...; v }` as a value: the block's statements and its unterminated last expression.
   ast::BlockExpr *block_expr(ast::Block *block);
+  // `if c { a } else { b }` as a value (`print(if ...)`, or ending a block that is one): the
+  // ternary of its branches' values; null when a branch has none or there is no else.
+  ast::Expr *if_value(ast::If *stmt);
+  // An if where a value is expected: if_value, else an error.
+  ast::Expr *if_expr(ast::Stmt *if_stmt);
   // `$x++`, `--@m[k]` and the like: `$x = $x + 1` as a statement; as a value a block
   // expression `{ $x = $x + 1; $x - 1 }` (postfix: the old value) or `{ ...; $x }` (prefix).
   ast::Expr *increment(const SourceRange &range, ast::Expr *target, ast::BinaryOp op,
                        bool prefix);
   // An expression used as a statement: an increment is its assignment alone.
   ast::Stmt *statement_of(const SourceRange &range, ast::Expr *expr);
+  // `(a = 1, b = "x")`: a tuple whose elements have names; a name may appear once.
+  ast::Expr *record(const SourceRange &range,
+                    std::vector<std::pair<std::string, ast::Expr *>> fields);
+  // `name(args)`: a call; bpftrace's stdlib functions of a task become the fields they read
+  // (`ppid(t)`: `t.real_parent.pid`).
+  ast::Expr *call(const SourceRange &range, const std::string &name, std::vector<ast::Expr *> args);
+  // `container_of(p, typeof(struct T), field)` (bpftrace's stdlib macro): the struct T whose
+  // `field` p points to, `(struct T *)((uint8 *)p - offsetof(struct T, field))`.
+  ast::Expr *container_of(const SourceRange &range, const SourceRange &name_range,
+                          const std::string &name, std::vector<ast::Expr *> args,
+                          const std::string &type, const std::string &field);
+  // `name()`: a call, or a builtin variable spelled as a call (`comm()`, as bpftrace allows).
+  ast::Expr *call_without_args(const SourceRange &range, const std::string &name);
+  // `a ?: b` (a when it is true, else b): `{ $__elvisN = a; $__elvisN ? $__elvisN : b }`, so
+  // that a is evaluated once.
+  ast::Expr *elvis(const SourceRange &range, ast::Expr *value, ast::Expr *otherwise);
   // `(enum Foo)x`: a cast to an enum the script defines (the only two-word cast).
   ast::Expr *enum_cast(const SourceRange &range, const SourceRange &keyword_range,
                        const std::string &keyword, const std::string &name, ast::Expr *operand);
@@ -108,6 +129,8 @@ struct ParseState {
   }
 
 private:
+  int elvis_count_ = 0;
+  bool in_if_value_ = false;  // if_value is reading the branches of an if used as a value
   void note_depth(const ast::Node *node, uint32_t d, bool statement = true) {
     depth_[node] = d;
     if (d > kMaxNesting && !too_deep_) {

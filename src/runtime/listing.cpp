@@ -193,6 +193,15 @@ Status list_probes(const std::string &patterns, pid_t pid, bool verbose, std::FI
     if (parts.size() > 1 && (parts[0] == t.name || parts[0] == t.alias))
       type = t.name;
   std::string full = type.empty() ? pattern : type + pattern.substr(parts[0].size());
+  // `*:./bin:*`, `u*:lib:*`: a wildcarded type lists each type it matches, as that type's
+  // pattern (uretprobe lists as uprobe does, so it is left out: every line would repeat). A type
+  // that cannot list what the rest names (no such file) lists nothing.
+  if (type.empty() && parts.size() > 1 && parts[0].find_first_of("*?[") != std::string::npos) {
+    for (auto &t : kTypes)
+      if (std::string_view(t.name) != "uretprobe" && matches(parts[0], t.name))
+        (void)list_probes(t.name + pattern.substr(parts[0].size()), pid, verbose, out);
+    return Ok{};
+  }
 
   Lister lister(full, pid, verbose, out);
   Status s = Ok{};

@@ -121,3 +121,65 @@ TEST(Lexer, predicate_division_needs_no_special_syntax) {
   Checked c("BEGIN /10 / 2 == 5/ { exit(); }");
   EXPECT_TRUE(c.program) << c.errors();
 }
+
+// bpftrace syntax of issue 14: records, `a ?: b`, casts through pointers and C type names,
+// typeof, container_of, __builtin_ names, builtins called as name().
+TEST(Parser, record_is_a_tuple_with_field_names) {
+  Checked c("BEGIN { $t = (a = 1, b = \"x\", c = (2, 3)); $u = $t.c; @m = $t.b; }");
+  ASSERT_TRUE(c.ok) << c.errors();
+  EXPECT_EQ(c.info.maps.at("@m").value.name(), "string[2]");
+  Checked order("BEGIN { $t = (a = 1, b = 2); $t = (b = 3, a = 4); }");
+  EXPECT_TRUE(order.ok) << order.errors();
+  Checked other("BEGIN { $t = (a = 1, b = 2); $t = (a = 3, c = 4); }");
+  EXPECT_FALSE(other.ok);
+  EXPECT_EQ(first_error_of(Checked("BEGIN { $t = (a = 1); print($t.b); }")),
+            "record { int64 a } has no field 'b'");
+}
+
+TEST(Parser, elvis_evaluates_its_value_once) {
+  Checked c("BEGIN { $a = @x++ ?: 5; }");
+  ASSERT_TRUE(c.ok) << c.errors();
+  // `@x++` is written once (`@x = @x + 1`, value `@x - 1`: three references to @x); the value
+  // is kept in a variable of its own rather than copied into both places it is used.
+  std::string ast = c.ast();
+  EXPECT_NE(ast.find("var $__elvis1"), std::string::npos) << ast;
+  size_t count = 0;
+  for (size_t at = ast.find("map @x"); at != std::string::npos; at = ast.find("map @x", at + 1))
+    count++;
+  EXPECT_EQ(count, 3u) << ast;
+}
+
+TEST(Parser, casts_through_several_pointers_and_c_type_names) {
+  Checked c("BEGIN { $p = (int32 **)0; $q = *$p; $v = (void *)0; $c = (char)1; "
+            "$s = (struct S **)0; $l = (unsigned long)1; $i = (int *)0; }",
+            {});
+  EXPECT_FALSE(c.ok);  // struct S is unknown; everything else parses
+  EXPECT_EQ(first_error_of(c), "unknown struct 'S'");
+  Checked ok("BEGIN { $p = (int32 **)0; $q = *$p; $v = (void *)0; $c = (char)1; "
+             "$l = (unsigned long)1; $i = (int *)0; @q = $q; @c = $c; @l = $l; }");
+  ASSERT_TRUE(ok.ok) << ok.errors();
+  EXPECT_EQ(ok.info.maps.at("@q").value.name(), "int32 *");
+  EXPECT_EQ(first_error_of(Checked("BEGIN { $v = (void)1; }")),
+            "cannot cast to void (only to a pointer, as in (void *)p)");
+}
+
+TEST(Parser, typeof_declares_a_variable_of_an_expression_type) {
+  Checked c("macro add(x) { let $y: typeof(x); $y = 1; x + $y } "
+            "BEGIN { let $a: typeof(uint16); let $b: typeof(uint64 *); @r = add(1); @a = $a; }");
+  ASSERT_TRUE(c.ok) << c.errors();
+  EXPECT_EQ(c.info.maps.at("@r").value.name(), "int64");
+}
+
+TEST(Parser, container_of_steps_back_to_the_struct) {
+  Checked c("struct Foo { int m; int n; } BEGIN { $n = (int32 *)8; "
+            "$f = container_of($n, typeof(struct Foo), n); @f = $f; }");
+  ASSERT_TRUE(c.ok) << c.errors();
+  EXPECT_EQ(c.info.maps.at("@f").value.name(), "struct Foo *");
+}
+
+TEST(Parser, builtin_wrappers_and_builtins_called_as_functions) {
+  Checked c("BEGIN { @a = __builtin_cpu; @b = cpu(); @c = __builtin_elapsed; "
+            "@d = config().max_strlen; @e = __builtin_config.stack_mode; }");
+  ASSERT_TRUE(c.ok) << c.errors();
+  EXPECT_EQ(c.info.maps.at("@e").value.name(), "string[16]");
+}

@@ -24,5 +24,7 @@ struct BuiltinInfo {
 const BuiltinInfo *find_builtin_var(std::string_view name);
 const BuiltinInfo *find_builtin_call(std::string_view name);
 const BuiltinInfo &builtin_info(BuiltinId id);
+// N of `argN` (or `__builtin_argN`), a name find_builtin_var took for the arg builtin.
+unsigned builtin_arg_index(std::string_view name);
 
 }  // namespace rbt::sema

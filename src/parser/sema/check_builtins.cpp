@@ -74,8 +74,12 @@ bool TypeChecker::bind_task_path(const Builtin &node, const char *pointer, const
   return true;
 }
 
-// pcomm: task->group_leader->comm, the process's name where comm is the thread's.
+// pcomm: task->real_parent->comm, the parent process's name (bpftrace's definition).
 Type TypeChecker::check_pcomm(const Builtin &node) {
+  return bind_task_path(node, "real_parent", "comm", 16) ? Type::string(16) : Type::none();
+}
+// leader_comm: task->group_leader->comm, the process's name where comm is the thread's.
+Type TypeChecker::check_leader_comm(const Builtin &node) {
   return bind_task_path(node, "group_leader", "comm", 16) ? Type::string(16) : Type::none();
 }
 Type TypeChecker::check_username(const Builtin &) { return Type::user_name(); }
@@ -99,7 +103,7 @@ Type TypeChecker::check_retval(const Builtin &node) {
 }
 
 Type TypeChecker::check_arg(const Builtin &node) {
-  unsigned index = node.name[3] - '0';
+  unsigned index = builtin_arg_index(node.name);
   for (auto &p : info_.probes[probe_]) {
     if (!has_arguments(p.kind)) {
       diags_.error(node.range, node.name + " is not available in " +
@@ -111,6 +115,11 @@ Type TypeChecker::check_arg(const Builtin &node) {
       diags_.error(node.range, node.name + " is not available: " + probe_kind_name(p.kind) +
                                    " arguments are arg0 to arg5 (the registers of the calling "
                                    "convention)");
+      return Type::none();
+    }
+    // libbpf's USDT decoder keeps at most 12 argument specs (BPF_USDT_MAX_ARG_CNT).
+    if (p.kind == ProbeKind::Usdt && index > 11) {
+      diags_.error(node.range, node.name + " is not available: USDT arguments are arg0 to arg11");
       return Type::none();
     }
   }

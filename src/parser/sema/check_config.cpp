@@ -199,4 +199,20 @@ void TypeChecker::check_ignored_config(const ConfigItem &item, const std::string
   diags_.error(item.range, "unknown config key '" + item.key + "' (" + known + ")");
 }
 
+// `config.max_strlen`: the configuration in effect (the script's block, then the environment)
+// as a record: the keys rbt honours, and cpp_demangle (false: rbt prints symbols as the ELF
+// names them).
+Type config_record_type() {
+  return Type::record_tuple({Type::integer(64, false), Type::integer(64, false), Type::boolean(),
+                             Type::string(16), Type::boolean()},
+                            {"max_strlen", "max_map_keys", "print_maps_on_exit", "stack_mode",
+                             "cpp_demangle"});
+}
+
+const char *stack_mode_name(StackMode mode) {
+  return mode == StackMode::Perf ? "perf" : mode == StackMode::Raw ? "raw" : "bpftrace";
+}
+
+Type TypeChecker::check_config_record(const Builtin &) { return config_record_type(); }
+
 }  // namespace rbt::sema

@@ -59,6 +59,14 @@ void TypeChecker::check_stmts_in_scope(const std::vector<Stmt *> &stmts) {
 }
 
 Type TypeChecker::resolve_type_spec(const TypeSpec &spec) {
+  if (spec.of) {  // typeof(expr): the type a variable would hold for expr
+    Type t = check_expr(*spec.of);
+    if (t.kind == TypeKind::Void || t.is_aggregation() || t.is_record()) {
+      diags_.error(spec.range, "typeof: a variable cannot hold " + t.name());
+      return Type::none();
+    }
+    return t;
+  }
   if (spec.is_struct) {
     const RecordLayout *layout = find_struct(spec.name);
     if (!layout) {
@@ -76,16 +84,14 @@ Type TypeChecker::resolve_type_spec(const TypeSpec &spec) {
     }
     return Type::string(n);
   }
-  bool is_int_type = spec.name == "bool" || spec.name.find("int") != std::string::npos;
+  bool is_int_type = spec.name == "bool" || spec.name.find("int") != std::string::npos ||
+                     (spec.name == "void" && spec.is_pointer);
   if (!is_int_type || spec.size) {
     diags_.error(spec.range, "unknown type '" + spec.name + (spec.size ? "[N]" : "") +
                                  "' (integer types, bool, string, string[N], pointers)");
     return Type::none();
   }
-  Type t = spec.name == "bool" ? Type::boolean()
-                               : Type::integer(std::stoi(spec.name.substr(spec.name[0] == 'u' ? 4 : 3)),
-                                               spec.name[0] != 'u');
-  return spec.is_pointer ? Type::pointer(t, probe_reads_user_space()) : t;
+  return pointer_to(int_type_named(spec.name), spec.is_pointer ? 1 : 0, probe_reads_user_space());
 }
 
 // `let $x;` declares $x in the current block (0 until assigned); `let $x: T` fixes its type.

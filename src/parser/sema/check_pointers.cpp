@@ -7,6 +7,21 @@ namespace rbt::sema {
 
 using namespace ast;
 
+Type int_type_named(const std::string &name) {
+  if (name == "bool")
+    return Type::boolean();
+  if (name == "void")
+    return Type::none();
+  bool is_unsigned = name[0] == 'u';
+  return Type::integer(std::stoi(name.substr(is_unsigned ? 4 : 3)), !is_unsigned);
+}
+
+Type pointer_to(Type pointee, uint32_t depth, bool user_space) {
+  for (uint32_t i = 0; i < depth; i++)
+    pointee = Type::pointer(std::move(pointee), user_space);
+  return pointee;
+}
+
 Type TypeChecker::pointee_type(const Expr &at, const Type &pointer) {
   const Type &pointee = pointer.elems.empty() ? Type::none() : pointer.elems[0];
   // A string, tuple, array or rendered value (username) is there through &$x (a variable's slot): its bytes are copied.
@@ -50,16 +65,11 @@ Type TypeChecker::check_unary(const Unary &u) {
 }
 
 Type TypeChecker::check_array_cast(const Cast &cast, const Type &operand) {
-  auto int_type = [&]() {
-    const std::string &n = cast.type_name;
-    return n == "bool" ? Type::boolean()
-                       : Type::integer(std::stoi(n.substr(n[0] == 'u' ? 4 : 3)), n[0] != 'u');
-  };
-  if (cast.is_struct || cast.is_pointer) {
+  if (cast.is_struct || cast.pointers || cast.type_name == "void") {
     diags_.error(cast.range, "an integer array can only be cast to an integer");
     return Type::none();
   }
-  Type elem = int_type();
+  Type elem = int_type_named(cast.type_name);
   if (!cast.is_array) {
     // (uint64)$bytes: an array of as many bytes as the integer.
     if (operand.size != elem.size) {

@@ -43,6 +43,11 @@ struct ScriptConfig {
   std::string dummy_ts_map;
 };
 
+// The type of `config`: a record of the configuration in effect (check_config.cpp), and the
+// word of a stack mode ("perf").
+Type config_record_type();
+const char *stack_mode_name(StackMode mode);
+
 // Config set from the environment (BPFTRACE_MAX_STRLEN=...): as in bpftrace, it takes
 // precedence over the script's config block. The driver reads and validates it.
 struct ConfigOverrides {

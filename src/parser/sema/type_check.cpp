@@ -28,7 +28,7 @@ Type storage_type(const Type &t) {
     std::vector<Type> elems;
     for (auto &e : t.elems)
       elems.push_back(storage_type(e));
-    return Type::tuple(std::move(elems));
+    return Type::record_tuple(std::move(elems), t.field_names);
   }
   return t;
 }
@@ -503,6 +503,10 @@ std::optional<int64_t> TypeChecker::const_int(const Expr &e) {
   Type a = check_expr(*te.then_expr), b = check_expr(*te.else_expr);
   if (a.is_none() || b.is_none())
     return t;
+  if (a.kind == TypeKind::Void || b.kind == TypeKind::Void) {
+    diags_.error(te.range, "a branch of this conditional has no value");
+    return t;
+  }
   if (!a.compatible(b) || a.is_aggregation()) {
     diags_.error(te.range, "the branches of '?:' have different types: " + a.name() + " and " +
                                b.name());
@@ -529,7 +533,7 @@ std::optional<int64_t> TypeChecker::const_int(const Expr &e) {
     elems.push_back(et);
   }
   if (ok)
-    t = Type::tuple(std::move(elems));
+    t = Type::record_tuple(std::move(elems), tu.names);  // names: none for a plain tuple
   return t;
 }
 
@@ -680,6 +684,13 @@ const RecordLayout *TypeChecker::find_struct(const std::string &name) const {
   Type base = check_expr(*fa.base);
   if (base.is_none())
     return base;
+  if (base.is_named_tuple() && !fa.arrow) {
+    size_t index = base.field_index(fa.field);
+    if (index < base.elems.size())
+      return base.elems[index];
+    diags_.error(fa.range, base.name() + " has no field '" + fa.field + "'");
+    return Type::none();
+  }
   if (base.is_tuple() && !fa.arrow && !fa.field.empty() && isdigit(static_cast<unsigned char>(fa.field[0]))) {
     size_t index = std::stoul(fa.field);
     if (index < base.elems.size())
@@ -749,11 +760,11 @@ const RecordLayout *TypeChecker::find_struct(const std::string &name) const {
       diags_.error(cast.range, "unknown struct '" + cast.type_name + "'");
       return Type::none();
     }
-    return Type::pointer(Type::record_of(cast.type_name, layout->size, true, user), user);
+    return pointer_to(Type::record_of(cast.type_name, layout->size, true, user), cast.pointers, user);
   }
   if (cast.type_name.starts_with("enum ")) {  // `(enum Foo)$x`: printed as Foo's names
     std::string name = cast.type_name.substr(5);
-    if (!info_.script_enums.count(name) || cast.is_pointer) {
+    if (!info_.script_enums.count(name) || cast.pointers) {
       diags_.error(cast.range, "unknown enum '" + name + "' (only enums the script defines)");
       return Type::none();
     }
@@ -761,12 +772,12 @@ const RecordLayout *TypeChecker::find_struct(const std::string &name) const {
     target.enum_name = name;
     return target;
   }
-  if (cast.type_name == "bool")
-    target = Type::boolean();
-  else
-    target = Type::integer(std::stoi(cast.type_name.substr(cast.type_name[0] == 'u' ? 4 : 3)),
-                           cast.type_name[0] != 'u');
-  return cast.is_pointer ? Type::pointer(target, user) : target;
+  if (cast.type_name == "void" && !cast.pointers) {
+    diags_.error(cast.range, "cannot cast to void (only to a pointer, as in (void *)p)");
+    return Type::none();
+  }
+  target = int_type_named(cast.type_name);  // void: none, what `void *` points to
+  return pointer_to(target, cast.pointers, user);
 }
 
 // sizeof(x) is the bytes x takes in rbt (a string its buffer, an int its width); sizeof and
@@ -784,7 +795,11 @@ const RecordLayout *TypeChecker::find_struct(const std::string &name) const {
       value = t.size;
     }
   } else if (!q.is_struct) {
-    value = q.type_name == "bool" ? 1 : std::stoi(q.type_name.substr(q.type_name[0] == 'u' ? 4 : 3)) / 8;
+    if (q.type_name == "void") {
+      diags_.error(q.range, "void has no size");
+      return Type::none();
+    }
+    value = int_type_named(q.type_name).size;
   } else {
     const RecordLayout *layout = find_struct(q.type_name);
     if (!layout) {

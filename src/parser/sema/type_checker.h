@@ -17,6 +17,12 @@ namespace rbt::sema {
 // embedded struct is too; `user_space`: which memory the pointer addresses.
 Type field_type(const FieldLayout &f, bool remote, bool user_space);
 
+// The type a lexer type name stands for: "uint16", "int64", "bool"; "void" is none (what a
+// `void *` points to).
+Type int_type_named(const std::string &name);
+// `pointee` behind `depth` pointers (`int32 **`: two); depth 0 is `pointee` itself.
+Type pointer_to(Type pointee, uint32_t depth, bool user_space);
+
 class TypeChecker {
 public:
   TypeChecker(DiagnosticEngine &diags, SemaInfo &info, const Environment &env)

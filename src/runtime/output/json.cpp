@@ -113,6 +113,17 @@ std::string json_number(const std::string &decimal) {
   return decimal;
 }
 
+namespace {
+// A held struct or a record: an object of the fields, in their order.
+std::string json_fields(const Type &t, const uint8_t *p) {
+  std::string s = "{";
+  for (size_t i = 0; i < t.elems.size(); i++)
+    s += (i ? ", " : "") + json_string(t.field_names[i]) + ": " +
+         json_value(t.elems[i], p + t.offsets[i]);
+  return s + "}";
+}
+}  // namespace
+
 std::string json_value(const Type &t, const uint8_t *p) {
   // Arrays are unspaced and objects spaced, as bpftrace prints them.
   auto array = [](const std::vector<std::string> &items) {
@@ -153,17 +164,13 @@ std::string json_value(const Type &t, const uint8_t *p) {
       items.push_back(json_value(t.elems[0], p + i * t.elems[0].size));
     return array(items);
   case TypeKind::Tuple:
+    if (t.is_named_tuple())
+      return json_fields(t, p);
     for (size_t i = 0; i < t.elems.size(); i++)
       items.push_back(json_value(t.elems[i], p + t.offsets[i]));
     return array(items);
-  case TypeKind::Struct: {
-    // An object of the fields, in their order.
-    std::string s = "{";
-    for (size_t i = 0; i < t.elems.size(); i++)
-      s += (i ? ", " : "") + json_string(t.field_names[i]) + ": " +
-           json_value(t.elems[i], p + t.offsets[i]);
-    return s + "}";
-  }
+  case TypeKind::Struct:
+    return json_fields(t, p);
   default:
     return "null";
   }
@@ -201,7 +208,7 @@ std::string json_key(const Type &enum_key, const uint8_t *p) {
   };
   if (key.is_stack())
     return unindent(format_value(key, p));
-  if (!key.is_tuple())
+  if (!key.is_tuple() || key.is_named_tuple())
     return strip(format_value(key, p));
   std::string s;
   for (size_t i = 0; i < key.elems.size(); i++) {

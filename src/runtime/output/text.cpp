@@ -41,7 +41,8 @@ std::string format_key(const MapDesc &d, const MapEntry &e) {
   if (d.key.is_none())
     return d.name;
   std::string k = format_value(d.key, e.key.data());
-  if (d.key.is_tuple())  // a tuple key prints as its elements: @m[1, a], not @m[(1, a)]
+  // A tuple key prints as its elements: @m[1, a], not @m[(1, a)]; a record key stays whole.
+  if (d.key.is_tuple() && !d.key.is_named_tuple())
     k = k.substr(1, k.size() - 2);
   return d.name + "[" + k + "]";
 }

@@ -101,6 +101,16 @@ std::string inet_text(const uint8_t *p) {
   return text;
 }
 
+namespace {
+// A held struct or a record: `{ .m = 2, .n = 3 }`, as bpftrace prints them.
+std::string format_fields(const Type &t, const uint8_t *p) {
+  std::string s = "{ ";
+  for (size_t i = 0; i < t.elems.size(); i++)
+    s += (i ? ", ." : ".") + t.field_names[i] + " = " + format_value(t.elems[i], p + t.offsets[i]);
+  return s + " }";
+}
+}  // namespace
+
 std::string format_value(const Type &t, const uint8_t *p) {
   switch (t.kind) {
   case TypeKind::Symbol: {
@@ -162,13 +172,8 @@ std::string format_value(const Type &t, const uint8_t *p) {
       s += (i ? "," : "") + format_value(t.elems[0], p + i * t.elems[0].size);
     return s + "]";
   }
-  case TypeKind::Struct: {
-    // { .m = 2, .n = 3 }, as bpftrace prints a struct.
-    std::string s = "{ ";
-    for (size_t i = 0; i < t.elems.size(); i++)
-      s += (i ? ", ." : ".") + t.field_names[i] + " = " + format_value(t.elems[i], p + t.offsets[i]);
-    return s + " }";
-  }
+  case TypeKind::Struct:
+    return format_fields(t, p);
   case TypeKind::Bool:
     return load_int(t, p) ? "true" : "false";
   case TypeKind::Int: {
@@ -186,6 +191,8 @@ std::string format_value(const Type &t, const uint8_t *p) {
     return buf;
   }
   case TypeKind::Tuple: {
+    if (t.is_named_tuple())  // a record prints as a struct does
+      return format_fields(t, p);
     std::string s = "(";
     for (size_t i = 0; i < t.elems.size(); i++)
       s += (i ? ", " : "") + format_value(t.elems[i], p + t.offsets[i]);
