@@ -374,18 +374,12 @@ llvm::Value *Lowering::lower_ustack_n(const Call &call) { return lower_stack(typ
 llvm::Value *Lowering::config_field(size_t offset) {
   llvm::Value *key = b_.stack_slot(4, "config_key");
   llvm::Value *found = b_.map_lookup(resources_.config(), key);
-  llvm::BasicBlock *miss = b_.GetInsertBlock();
-  auto *hit = new_block("config_hit");
-  auto *done = new_block("config_done");
-  b_.CreateCondBr(b_.CreateIsNull(found), done, hit);
-  b_.SetInsertPoint(hit);
-  llvm::Value *v = b_.CreateLoad(b_.getInt64Ty(), b_.byte_ptr(found, offset));
-  b_.CreateBr(done);
-  b_.SetInsertPoint(done);
-  auto *phi = b_.CreatePHI(b_.getInt64Ty(), 2);
-  phi->addIncoming(b_.getInt64(0), miss);
-  phi->addIncoming(v, hit);
-  return phi;
+  return load_or_zero(
+      found,
+      [&](llvm::Value *config) {
+        return b_.CreateLoad(b_.getInt64Ty(), b_.byte_ptr(config, offset));
+      },
+      "config");
 }
 
 llvm::Value *Lowering::lower_elapsed(const Builtin &) {

@@ -488,17 +488,25 @@ llvm::Value *Lowering::lower_map_read(const MapRef &map) {
     llvm::Value *zero = value_slot(t.size, "map_read");
     return b_.CreateSelect(b_.CreateIsNull(found), zero, found, "map_read");
   }
-  auto *hit = new_block("map_hit");
-  auto *done = new_block("map_done");
+  return load_or_zero(
+      found, [&](llvm::Value *value) { return b_.load_int(value, t.size, t.is_signed); }, "map");
+}
+
+llvm::Value *Lowering::load_or_zero(llvm::Value *found,
+                                    const std::function<llvm::Value *(llvm::Value *)> &load,
+                                    const std::string &name) {
   llvm::BasicBlock *miss = b_.GetInsertBlock();
+  auto *hit = new_block((name + "_hit").c_str());
+  auto *done = new_block((name + "_done").c_str());
   b_.CreateCondBr(b_.CreateIsNull(found), done, hit);
   b_.SetInsertPoint(hit);
-  llvm::Value *v = b_.load_int(found, t.size, t.is_signed);
+  llvm::Value *v = load(found);
+  llvm::BasicBlock *loaded = b_.GetInsertBlock();
   b_.CreateBr(done);
   b_.SetInsertPoint(done);
   auto *phi = b_.CreatePHI(b_.getInt64Ty(), 2);
   phi->addIncoming(b_.getInt64(0), miss);
-  phi->addIncoming(v, hit);
+  phi->addIncoming(v, loaded);
   return phi;
 }
 

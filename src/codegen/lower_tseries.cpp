@@ -20,18 +20,8 @@ llvm::Value *Lowering::tseries_now() {
   const MapDesc &desc = resources_.map_desc(name);
   llvm::Value *key = value_slot(desc.user_key_size(), "ts_key");
   llvm::Value *found = b_.map_lookup(resources_.map_global(name), key);
-  auto *hit = new_block("ts_hit");
-  auto *done = new_block("ts_done");
-  llvm::BasicBlock *miss = b_.GetInsertBlock();
-  b_.CreateCondBr(b_.CreateIsNull(found), done, hit);
-  b_.SetInsertPoint(hit);
-  llvm::Value *v = b_.load_int(found, desc.value.size, false);
-  b_.CreateBr(done);
-  b_.SetInsertPoint(done);
-  auto *phi = b_.CreatePHI(b_.getInt64Ty(), 2);
-  phi->addIncoming(b_.getInt64(0), miss);
-  phi->addIncoming(v, hit);
-  return phi;
+  return load_or_zero(
+      found, [&](llvm::Value *value) { return b_.load_int(value, desc.value.size, false); }, "ts");
 }
 
 void Lowering::lower_tseries(const Call &call, const MapDesc &map, llvm::Value *key) {

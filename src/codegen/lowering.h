@@ -135,6 +135,12 @@ private:
   // Inserts or replaces `key`'s value in a hash map; an update the full map refuses is counted
   // (Resources::map_full_counter), never dropped silently.
   void map_update_counted(const MapDesc &map, llvm::Value *key, llvm::Value *value);
+  // The i64 `load` reads from a map value `found` that may be null (the key is absent, or the
+  // lookup failed), else 0: a branch around the load and a phi, since BPF's verifier refuses a
+  // load through a pointer not proved non-null. `name` names the blocks (name_hit, name_done).
+  llvm::Value *load_or_zero(llvm::Value *found,
+                            const std::function<llvm::Value *(llvm::Value *)> &load,
+                            const std::string &name);
   llvm::Value *hist_key(const MapDesc &map, llvm::Value *key, llvm::Value *bucket);
   llvm::Value *log2_bucket(llvm::Value *value, bool is_signed);
   llvm::Value *linear_bucket(llvm::Value *value, const Type &lhist);
