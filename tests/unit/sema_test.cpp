@@ -409,7 +409,7 @@ TEST(Sema, words_of_bpftrace_accepted) {
                 .errors(),
             "");
   EXPECT_NE(first_error(Checked("config = { license = \"Potato\" } BEGIN { }")).find(
-                "license must be one of GPL"),
+                "Invalid value for license. Found: Potato"),
             std::string::npos);
   EXPECT_EQ(Checked("BEGIN { @ = { let $a = 100; avg($a) }; }").errors(), "");
 }
