@@ -1,9 +1,10 @@
 #pragma once
-// exit() takes effect at once, as in bpftrace: it sets a u64 in the object's .bss to
-// (1 << 32) | (code & 0xffffffff) before it sends its event. Every probe but END returns at
-// once while the flag is set, so no probe body runs after exit(), on any CPU; user space reads
-// the flag after each drain, so it stops even when the exit event found the ring buffer full.
-// Objects of scripts that never call exit() have no flag.
+// exit() sets a u64 in the object's .bss to (1 << 32) | (code & 0xffffffff) before it sends
+// its event; user space reads the flag after each drain, so the run ends even when the exit
+// event found the ring buffer full. As bpftrace's exit() ("as if a SIGTERM was received"), it
+// is asynchronous: the action that calls it ends there, and other probes keep running until
+// rbt detaches (bpftrace's runtime tests count 221 calls of a function whose uretprobe calls
+// exit(): intcast "Sum casted retval"). Objects of scripts that never call exit() have no flag.
 
 namespace rbt {
 

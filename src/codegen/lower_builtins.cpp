@@ -549,7 +549,8 @@ llvm::Value *Lowering::lower_exit(const Call &call) {
   llvm::Value *code = call.args.empty() ? b_.getInt64(0) : lower_expr(*call.args[0]);
   b_.CreateStore(b_.getInt64(static_cast<uint64_t>(EventId::Exit)), event);
   b_.CreateStore(code, b_.byte_ptr(event, 8));
-  // The flag first: no probe starts its body from here on, on any CPU (exit_flag.h).
+  // The flag first: user space ends the run even if the event finds the ring buffer full
+  // (exit_flag.h).
   llvm::Value *flag = b_.CreateOr(b_.CreateAnd(code, b_.getInt64(0xffffffff)),
                                   b_.getInt64(uint64_t{1} << 32));
   b_.CreateAlignedStore(flag, resources_.exit_flag(), llvm::Align(8), /*isVolatile=*/true);

@@ -46,10 +46,7 @@ std::string section_for(const ProbeDesc &p) {
 Lowering::Lowering(llvm::Module &module, DebugInfo &debug_info, Resources &resources,
                    const sema::SemaInfo &sema)
     : module_(module), debug_info_(debug_info), resources_(resources), sema_(sema),
-      b_(module.getContext(), module) {
-  for (const auto &[node, id] : sema.builtins)
-    uses_exit_ = uses_exit_ || id == sema::BuiltinId::exit;
-}
+      b_(module.getContext(), module) {}
 
 llvm::BasicBlock *Lowering::new_block(const char *name) {
   return llvm::BasicBlock::Create(module_.getContext(), name, fn_);
@@ -96,10 +93,6 @@ void Lowering::lower_probe(const ast::Probe &probe, const ProbeDesc &desc, unsig
   recorded.end_line = where.end_line;
   recorded.end_col = where.end_col;
   resources_.add_probe(std::move(recorded));
-
-  // END runs after exit() by definition; every other probe is over once exit() has run.
-  if (uses_exit_ && desc.kind != ProbeKind::End)
-    return_if_exited();
 
   // -p PID scopes the probes that belong to a process: uprobes and USDT probes (attached to
   // the process as well; the check here keeps them to it whatever the attach path). It is not
@@ -232,12 +225,6 @@ void Lowering::return_unless(llvm::Value *cond, const char *go_name, const char 
   b_.SetInsertPoint(stop);
   b_.CreateRet(b_.getInt32(0));
   b_.SetInsertPoint(go);
-}
-
-void Lowering::return_if_exited() {
-  auto *flag = b_.CreateAlignedLoad(b_.getInt64Ty(), resources_.exit_flag(), llvm::Align(8),
-                                    /*isVolatile=*/true, "exit_flag");
-  return_unless(b_.CreateICmpEQ(flag, b_.getInt64(0)), "not_exited", "exited");
 }
 
 void Lowering::lower_return() {

@@ -85,7 +85,6 @@ private:
   // Goes on in a new block `go_name` when `cond` (i1) holds, else returns 0 from the probe.
   void return_unless(llvm::Value *cond, const char *go_name, const char *stop_name);
   // Returns from the probe when exit() has run (exit_flag.h).
-  void return_if_exited();
 
   // Expressions
   llvm::Value *lower_expr(const ast::Expr &expr);
@@ -240,7 +239,6 @@ private:
   std::set<std::string> libraries_;
   bool ruby_walker_ = false;
   bool filter_pid_ = false;
-  bool uses_exit_ = false;  // the script calls exit(): probes check the exit flag first
   uint64_t stack_budget_ = kStackBudget;
   std::string source_name_ = "stdin";
   const ast::Expr *lowering_ = nullptr;  // the expression lower_expr is in (for -k's warnings)
