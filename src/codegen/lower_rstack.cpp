@@ -74,10 +74,8 @@ llvm::Value *Lowering::ruby_stack(const Type &t) {
       b_.CreateCall(native_fn, {b_.getInt64(RBT_NATIVE_MAX_DEPTH | RBT_NATIVE_FUNCTIONS), anchor}),
       b_.byte_ptr(slot, 8));
   b_.CreateStore(kernel_id, b_.byte_ptr(slot, 16));
-  llvm::Value *pid = b_.current_pid();
-  b_.CreateStore(pid, b_.byte_ptr(slot, 24));
-  announce_process(pid);  // user space keeps its memory map to name native frames after exit
-  return slot;
+  b_.CreateStore(b_.current_pid(), b_.byte_ptr(slot, 24));
+  return slot;  // not announced: see native_stack()
 }
 
 llvm::Value *Lowering::native_stack(const Type &t) {
@@ -86,9 +84,11 @@ llvm::Value *Lowering::native_stack(const Type &t) {
   llvm::FunctionCallee nstack =
       module_.getOrInsertFunction("rbt_nstack", b_.getInt64Ty(), b_.getInt64Ty());
   b_.CreateStore(b_.CreateCall(nstack, {b_.getInt64(t.stack_depth)}), slot);
-  llvm::Value *pid = b_.current_pid();
-  b_.CreateStore(pid, b_.byte_ptr(slot, 8));
-  announce_process(pid);
+  // Unlike ustack, no announce_process: every process whose native frames the walker unwinds
+  // has had its maps read by user space (a walk of a process without a record asks for one),
+  // and that read also keeps the maps to name the frames after the process exits
+  // (NativeStacks::on_remapped). The announcement's map lookup was a cold line per sample.
+  b_.CreateStore(b_.current_pid(), b_.byte_ptr(slot, 8));
   return slot;
 }
 
