@@ -196,19 +196,16 @@ void EventReader::handle(const uint8_t *data, size_t size) {
     return;
   }
   if (id == static_cast<uint64_t>(EventId::Exit)) {
-    // The first exit() wins; what probes queue behind it is not carried out (bpftrace's
-    // finalizing stage), until END runs.
+    // The first exit() wins; events already queued behind it are still carried out (their
+    // clear() and zero() too, which bpftrace's tseries cases rely on).
     if (!exit_requested_ && size >= 16) {
       int64_t code;
       memcpy(&code, data + 8, 8);
       exit_code_ = static_cast<int>(code);
     }
     exit_requested_ = true;
-    dropping_after_exit_ = true;
     return;
   }
-  if (dropping_after_exit_)
-    return;
   uint64_t index = id - static_cast<uint64_t>(EventId::FirstAction);
   if (id < static_cast<uint64_t>(EventId::FirstAction) || index >= formats_.size())
     return;

@@ -52,10 +52,6 @@ public:
       exit_code_ = code;
     exit_requested_ = true;
   }
-  // Actions queued behind the first exit() event are dropped, as bpftrace ignores them (a
-  // probe that fires again before the run stops prints nothing more); END's are printed:
-  // the session calls this before running END.
-  void print_after_exit() { dropping_after_exit_ = false; }
   // Called for EventId::NewProcess: a process whose stacks we will print was first seen.
   std::function<void(pid_t)> on_new_process;
   // sample() and marker() events go here when set (rbt record), else they print as text.
@@ -75,7 +71,6 @@ private:
   std::vector<ParsedFormat> formats_;  // parsed printf/cat/system formats, by action index
   ring_buffer *rb_ = nullptr;
   bool exit_requested_ = false;
-  bool dropping_after_exit_ = false;  // print_after_exit()
   int exit_code_ = 0;
   Limit limit_;
   uint64_t next_check_ns_ = 0;

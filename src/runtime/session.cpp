@@ -303,10 +303,7 @@ Status Session::run_begin() {
   writer_->hold();  // until announce(): the attached-probes line comes first
   return run_special(ProbeKind::Begin);
 }
-Status Session::run_end() {
-  events_->print_after_exit();
-  return run_special(ProbeKind::End);
-}
+Status Session::run_end() { return run_special(ProbeKind::End); }
 
 Status Session::check_probes() {
   // A profile format needs a map it can write: say so before anything runs.
