@@ -59,13 +59,17 @@ options:
                    semaphores in every process that maps the probed file (running or started
                    later); with -p/-c, in that process only, the one whose probes fire
   -v               verbose: libbpf messages and the verifier log on errors
-  -l [PATTERN]     list probes matching PATTERN (with -v: tracepoint fields, USDT arguments);
+  -l [PATTERN]     list probes matching PATTERN (with -v: tracepoint fields, raw tracepoint
+                   and USDT arguments);
                    -l SCRIPT-FILE or -l -e 'PROGRAM': the probes the script attaches to;
                    -lv 'struct NAME': a kernel struct's definition (from BTF)
   -d WHAT          dump a stage: ast, types, ir, ir-opt, asm, verifier (repeatable)
   --probe-filter REGEX
                    attach only the probes whose names REGEX matches (BEGIN/END always)
   --info           print rbt's build and what this kernel supports
+  --mode bench, --bench
+                   run the bench:NAME probes, each repeatedly, and print the average time
+                   of one run (other probes are not attached; BEGIN and END run)
   --dry-run        compile, load and verify, then exit without attaching
   --emit-elf FILE  write the compiled BPF object to FILE
   --no-cache       compile the script, without reusing or keeping a compiled object
@@ -140,7 +144,7 @@ std::optional<int> parse_command_line(int argc, char **argv, Options &opts) {
   std::string tool_name;  // the script's file or tool name as given
   bool format_given = false;
   enum { kDryRun = 256, kEmitElf, kUnsafe, kInfo, kSumUnit, kListTools, kNoCache, kNoWarnings,
-         kInclude, kUsdtFileActivation, kProbeFilter, kAot };
+         kInclude, kUsdtFileActivation, kProbeFilter, kAot, kMode, kBench };
   static const option long_options[] = {
       {"help", no_argument, nullptr, 'h'},      {"version", no_argument, nullptr, 'V'},
       {"dry-run", no_argument, nullptr, kDryRun}, {"emit-elf", required_argument, nullptr, kEmitElf},
@@ -157,6 +161,7 @@ std::optional<int> parse_command_line(int argc, char **argv, Options &opts) {
       {"probe-filter", required_argument, nullptr, kProbeFilter},
       {"info", no_argument, nullptr, kInfo},
       {"aot", required_argument, nullptr, kAot},
+      {"mode", required_argument, nullptr, kMode}, {"bench", no_argument, nullptr, kBench},
       {nullptr, 0, nullptr, 0},
   };
   opterr = 0;
@@ -234,6 +239,16 @@ std::optional<int> parse_command_line(int argc, char **argv, Options &opts) {
       break;
     }
     case kInfo: return print_info(stdout);
+    // bpftrace's modes: run (the default) and bench (its micro benchmarks, bench: probes).
+    case kMode:
+      if (strcmp(optarg, "bench") == 0)
+        opts.bench = true;
+      else if (strcmp(optarg, "run") == 0)
+        opts.bench = false;
+      else
+        return usage_error(std::string("unknown mode '") + optarg + "' (run or bench)");
+      break;
+    case kBench: opts.bench = true; break;
     // bpftrace's ahead-of-time binaries: rbt's answer to compile-once is its object cache.
     case kAot:
       return usage_error("--aot is not supported: rbt builds no ahead-of-time binaries; a "

@@ -59,6 +59,14 @@ Result<sema::ConfigOverrides> config_from_environment() {
     else
       return bad("BPFTRACE_STACK_MODE", v, "bpftrace, perf or raw");
   }
+  if (const char *v = getenv("BPFTRACE_MAX_CAT_BYTES")) {
+    auto n = parse_number(v);
+    if (!n || *n < 1)
+      return bad("BPFTRACE_MAX_CAT_BYTES", v, "a positive integer");
+    c.max_cat_bytes = *n;
+  }
+  if (const char *v = getenv("BPFTRACE_STR_TRUNC_TRAILER"))
+    c.str_trunc_trailer = v;
   if (const char *v = getenv("BPFTRACE_DUMMY_TS_MAP"))
     c.dummy_ts_map = v;
   return c;

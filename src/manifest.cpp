@@ -22,6 +22,7 @@ const char *probe_kind_name(ProbeKind kind) {
   case ProbeKind::Software: return "software";
   case ProbeKind::Hardware: return "hardware";
   case ProbeKind::SelfSignal: return "self";
+  case ProbeKind::Bench: return "bench";
   }
   return "?";
 }

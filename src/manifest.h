@@ -27,6 +27,7 @@ enum class ProbeKind : uint8_t {
   Software,
   Hardware,
   SelfSignal,  // self:signal:SIGUSR1: run (as BEGIN is) each time rbt receives the signal
+  Bench,       // bench:NAME: with --mode bench, run repeatedly and timed (an XDP program)
 };
 
 const char *probe_kind_name(ProbeKind kind);  // "tracepoint", "BEGIN", ...
@@ -165,6 +166,12 @@ struct Manifest {
   // The per-CPU scratch map of values too large for the BPF stack (when a probe needs one).
   std::string scratch_name = "scratch";
   bool print_maps_on_exit = true;  // config = { print_maps_on_exit = false }
+  // config = { str_trunc_trailer = "..." }: what follows a string that may have been cut
+  // (Type::may_be_cut).
+  std::string str_trunc_trailer = "..";
+  // config = { max_cat_bytes = N }: cat() prints at most N bytes of a file (0: rbt's own
+  // bound, runtime/cat_file.h, with a warning when a file is cut).
+  uint64_t max_cat_bytes = 0;
   // config = { missing_probes = warn|ignore }: a probe that cannot attach is skipped (with a
   // warning, or silently) instead of ending the run.
   MissingProbes missing_probes = MissingProbes::Error;

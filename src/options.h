@@ -35,6 +35,7 @@ struct Options {
   bool warn_failed_reads = false;  // -k
   bool verbose = false;
   bool unsafe = false;
+  bool bench = false;         // --mode bench: time the bench: probes (Session::run_benchmarks)
   bool no_cache = false;      // --no-cache: compile, and keep nothing (cache/object_cache.h)
   bool list = false;          // -l
   // rbt record: its script filters the target itself (off-CPU markers end in other tasks) and

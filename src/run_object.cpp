@@ -133,6 +133,8 @@ int run_object(const Options &options, const cache::CacheEntry &object,
   so.pid = options.pid;
   so.command = options.command;
   so.attach_marker = getenv("RBT_ATTACH_MARKER") != nullptr;
+  so.bpftrace_notice = getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED") != nullptr;
+  so.bench = options.bench;
   if (profile_out) {
     so.profile_format = profile::format_from_name(options.profile_format);
     so.profile_out = profile_out;

@@ -265,8 +265,11 @@ Type Type::unify(const Type &a, const Type &b) {
       t.enum_name = a.enum_name;
     return t;
   }
-  if (a.kind == TypeKind::String)
-    return string(std::max(a.size, b.size));
+  if (a.kind == TypeKind::String) {
+    Type t = string(std::max(a.size, b.size));
+    t.may_be_cut = a.may_be_cut || b.may_be_cut;
+    return t;
+  }
   if (a.kind == TypeKind::Buffer)
     return a.size >= b.size ? a : b;
   if (a.kind == TypeKind::Tuple) {

@@ -55,6 +55,10 @@ struct Type {
   TypeKind kind = TypeKind::None;
   uint32_t size = 0;  // bytes of one value as stored in BPF memory (per CPU for aggregations)
   bool is_signed = false;
+  // String: str() without a length under a max_strlen below 1024, read with one byte more than
+  // max_strlen; a value that fills all of it but the terminator may have been cut short, and
+  // prints followed by str_trunc_trailer (bpftrace's rule, `..` by default).
+  bool may_be_cut = false;
   std::vector<Type> elems;         // Tuple: element types
   std::vector<uint32_t> offsets;   // Tuple: byte offset of each element
   int64_t lhist_min = 0, lhist_max = 0, lhist_step = 0;  // LHist parameters

@@ -20,7 +20,7 @@
 
 namespace rbt::cache {
 
-constexpr uint32_t kFormatVersion = 6;
+constexpr uint32_t kFormatVersion = 7;
 constexpr size_t kHeaderSize = 100;
 
 // What stat says about a file: a different value means different contents may be there now.

@@ -11,7 +11,7 @@ static_assert(sizeof(ProbeDesc) == 184, "ProbeDesc changed: update manifest_code
 static_assert(sizeof(MapDesc) == 560, "MapDesc changed: update manifest_codec.cpp");
 static_assert(sizeof(ActionDesc) == 264, "ActionDesc changed: update manifest_codec.cpp");
 static_assert(sizeof(StackMapDesc) == 40, "StackMapDesc changed: update manifest_codec.cpp");
-static_assert(sizeof(Manifest) == 336, "Manifest changed: update manifest_codec.cpp");
+static_assert(sizeof(Manifest) == 384, "Manifest changed: update manifest_codec.cpp");
 
 // Types nest (tuples of tuples); a corrupt entry must not recurse until the stack runs out.
 constexpr int kMaxTypeDepth = 64;
@@ -20,6 +20,7 @@ void write_type(ByteWriter &w, const Type &t) {
   w.u8(static_cast<uint8_t>(t.kind));
   w.u32(t.size);
   w.u8(t.is_signed);
+  w.u8(t.may_be_cut);
   w.u32(static_cast<uint32_t>(t.elems.size()));
   for (const Type &e : t.elems)
     write_type(w, e);
@@ -58,6 +59,7 @@ Type read_type(ByteReader &r, int depth) {
   t.kind = static_cast<TypeKind>(kind);
   t.size = r.u32();
   t.is_signed = r.u8() != 0;
+  t.may_be_cut = r.u8() != 0;
   uint32_t n = r.count(8);
   for (uint32_t i = 0; i < n && !r.failed(); i++)
     t.elems.push_back(read_type(r, depth + 1));
@@ -161,6 +163,8 @@ void write_manifest(ByteWriter &w, const Manifest &m) {
   w.str(m.config_name);
   w.str(m.scratch_name);
   w.u8(m.print_maps_on_exit);
+  w.str(m.str_trunc_trailer);
+  w.u64(m.max_cat_bytes);
   w.str(m.ringbuf_name);
   w.str(m.lost_events_name);
 }
@@ -171,7 +175,7 @@ std::optional<Manifest> read_manifest(ByteReader &r) {
   for (uint32_t i = 0; i < n && !r.failed(); i++) {
     ProbeDesc p;
     uint8_t kind = r.u8();
-    if (kind > static_cast<uint8_t>(ProbeKind::SelfSignal))
+    if (kind > static_cast<uint8_t>(ProbeKind::Bench))
       r.fail();
     p.kind = static_cast<ProbeKind>(kind);
     p.name = r.str();
@@ -239,6 +243,8 @@ std::optional<Manifest> read_manifest(ByteReader &r) {
   m.config_name = r.str();
   m.scratch_name = r.str();
   m.print_maps_on_exit = r.u8() != 0;
+  m.str_trunc_trailer = r.str();
+  m.max_cat_bytes = r.u64();
   m.ringbuf_name = r.str();
   m.lost_events_name = r.str();
   if (r.failed())

@@ -18,6 +18,9 @@ std::string section_for(const ProbeDesc &p) {
   case ProbeKind::End:
   case ProbeKind::SelfSignal:
     return "raw_tp";  // run on demand with BPF_PROG_TEST_RUN
+  case ProbeKind::Bench:
+    // BPF_PROG_TEST_RUN repeats and times XDP programs (not raw_tp ones), as bpftrace's bench.
+    return "xdp";
   case ProbeKind::Tracepoint:
     return "tracepoint/" + p.target + "/" + p.func;
   case ProbeKind::RawTracepoint:

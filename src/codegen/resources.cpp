@@ -37,6 +37,8 @@ Resources::Resources(DebugInfo &debug_info, const sema::SemaInfo &sema) : debug_
     manifest_.maps.push_back(std::move(desc));
   }
   manifest_.print_maps_on_exit = sema.config.print_maps_on_exit;
+  manifest_.str_trunc_trailer = sema.config.str_trunc_trailer;
+  manifest_.max_cat_bytes = sema.config.max_cat_bytes;
   for (const auto &[name, e] : sema.script_enums)  // values print as their enumerators
     manifest_.enums.push_back(e);
   manifest_.missing_probes = sema.config.missing_probes;

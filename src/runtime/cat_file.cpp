@@ -9,7 +9,7 @@
 
 namespace rbt::runtime {
 
-CatResult cat_file(const std::string &path) {
+CatResult cat_file(const std::string &path, size_t limit) {
   CatResult r;
   int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
   if (fd < 0) {
@@ -24,7 +24,7 @@ CatResult cat_file(const std::string &path) {
   }
   r.opened = true;
   char buf[65536];
-  while (r.text.size() <= kMaxCatBytes) {
+  while (r.text.size() <= limit) {
     ssize_t n = read(fd, buf, sizeof(buf));
     if (n < 0 && errno == EINTR)
       continue;
@@ -35,8 +35,8 @@ CatResult cat_file(const std::string &path) {
     r.text.append(buf, static_cast<size_t>(n));
   }
   close(fd);
-  if (r.text.size() > kMaxCatBytes) {
-    r.text.resize(kMaxCatBytes);
+  if (r.text.size() > limit) {
+    r.text.resize(limit);
     r.truncated = true;
   }
   return r;

@@ -19,7 +19,7 @@ struct CatResult {
 };
 
 // Opens without blocking (a FIFO with no writer is empty, not a hang), refuses a directory,
-// and reads what is there now, up to kMaxCatBytes.
-CatResult cat_file(const std::string &path);
+// and reads what is there now, up to `limit` bytes (kMaxCatBytes, or config max_cat_bytes).
+CatResult cat_file(const std::string &path, size_t limit = kMaxCatBytes);
 
 }  // namespace rbt::runtime

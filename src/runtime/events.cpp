@@ -57,9 +57,10 @@ std::string run_command(const std::string &command) {
   return out;
 }
 
-// cat()'s text, with a warning when the file cannot be read or is cut (cat_file.h).
-std::optional<std::string> read_file(const std::string &path) {
-  CatResult r = cat_file(path);
+// cat()'s text, with a warning when the file cannot be read or is cut at rbt's own bound
+// (cat_file.h); a limit the script set (max_cat_bytes) cuts silently, as in bpftrace.
+std::optional<std::string> read_file(const std::string &path, uint64_t max_cat_bytes) {
+  CatResult r = cat_file(path, max_cat_bytes ? max_cat_bytes : kMaxCatBytes);
   if (!r.opened) {  // bpftrace's words; an error, as there, though the script goes on
     fprintf(stderr, "rbt: error: failed to open file '%s' (%s)\n", path.c_str(), r.error.c_str());
     return std::nullopt;
@@ -68,7 +69,7 @@ std::optional<std::string> read_file(const std::string &path) {
     warn("cat(\"" + path + "\"): " + r.error);
     return std::nullopt;
   }
-  if (r.truncated)
+  if (r.truncated && !max_cat_bytes)
     warn("cat(\"" + path + "\"): printed its first " + std::to_string(kMaxCatBytes) +
          " bytes only");
   return std::move(r.text);
@@ -195,7 +196,8 @@ void EventReader::handle(const uint8_t *data, size_t size) {
     return;
   }
   if (id == static_cast<uint64_t>(EventId::Exit)) {
-    // The first exit() wins; events already queued behind it are still printed.
+    // The first exit() wins; events already queued behind it are still carried out (their
+    // clear() and zero() too, which bpftrace's tseries cases rely on).
     if (!exit_requested_ && size >= 16) {
       int64_t code;
       memcpy(&code, data + 8, 8);
@@ -255,7 +257,8 @@ void EventReader::run_action(size_t index, const uint8_t *payload) {
     writer_.message(output::MessageKind::Time, local_time(action.text));
     break;
   case ActionKind::Cat:
-    if (auto text = read_file(output::format_printf(formats_[index], action.args, payload)))
+    if (auto text = read_file(output::format_printf(formats_[index], action.args, payload),
+                                manifest_.max_cat_bytes))
       writer_.message(output::MessageKind::Cat, *text);
     break;
   case ActionKind::System:
@@ -283,11 +286,17 @@ void EventReader::run_action(size_t index, const uint8_t *payload) {
     else
       writer_.message(output::MessageKind::Printf, describe_timeline_event(action, payload));
     break;
-  case ActionKind::Diagnostic:
-    // stderr, a line each, as bpftrace's errorf/warnf (never in -f json's stdout).
+  case ActionKind::Diagnostic: {
+    // stderr, a line each, as bpftrace's errorf/warnf (never in -f json's stdout). The text is
+    // "place: ERROR: ..." or "place: WARNING: ..." (lower_actions.cpp); --no-warnings drops
+    // the warnings (warnf's, the runtime's), as in bpftrace.
+    size_t warning = action.text.find(": WARNING: "), error = action.text.find(": ERROR: ");
+    if (warnings_suppressed && warning < error)
+      break;
     fprintf(stderr, "%s\n",
             output::format_printf(formats_[index], action.args, payload).c_str());
     break;
+  }
   case ActionKind::HelperError: {
     int64_t rc;
     memcpy(&rc, payload, sizeof(rc));

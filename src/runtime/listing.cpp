@@ -72,9 +72,14 @@ public:
     for (auto &ev : *events)
       if (ev.category != "syscalls")
         names.insert("rawtracepoint:" + ev.event);
-    for (auto &n : names)
-      if (wanted(n))
-        fprintf(out_, "%s\n", n.c_str());
+    for (auto &n : names) {
+      if (!wanted(n))
+        continue;
+      fprintf(out_, "%s\n", n.c_str());
+      if (verbose_)  // as bpftrace: the arguments a raw tracepoint's probe gets, from BTF
+        for (auto &arg : raw_tracepoint_args(n.substr(n.find(':') + 1)))
+          fprintf(out_, "    %s\n", arg.c_str());
+    }
     return Ok{};
   }
 

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "result.h"
 
@@ -22,5 +23,10 @@ Status list_probes(const std::string &pattern, pid_t pid, bool verbose, std::FIL
 // `struct task_struct`: its definition from the kernel's BTF, as bpftrace prints it:
 // "vmlinux: struct task_struct {", a member a line, "};". (listing_struct.cpp)
 Status list_kernel_struct(const std::string &name, std::FILE *out);
+
+// `-lv rawtracepoint:EVENT`: the event's arguments as the kernel's BTF declares them
+// (__bpf_trace_EVENT), "struct task_struct *prev" each, without the leading `void *__data`;
+// none when the kernel's BTF does not have it. (listing_struct.cpp)
+std::vector<std::string> raw_tracepoint_args(const std::string &event);
 
 }  // namespace rbt::runtime

@@ -220,6 +220,7 @@ Status Session::load(const std::vector<char> &elf) {
     options_.timeline->mixed_records = [this](const MixedStackIds &ids) {
       return mixed_frame_records(ids, ruby_.get(), native_.get(), *stacks_, false);
     };
+  output::set_str_trunc_trailer(manifest_.str_trunc_trailer);
   output::set_stack_frames([this](const Type &t, const uint8_t *v) {
     if (t.stack_kind == StackKind::Native)
       return native_frame_lines(v, native_.get(), *stacks_);
@@ -368,9 +369,12 @@ Status Session::attach() {
   for (auto it = manifest_.probes.rbegin(); it != manifest_.probes.rend(); ++it)
     if (it->kind == ProbeKind::Uprobe || it->kind == ProbeKind::Uretprobe)
       order.push_back(&*it);
+  if (options_.bench)  // only BEGIN, the benchmarks and END run, as in bpftrace's bench mode
+    order.clear();
   for (const ProbeDesc *probe : order) {
     const ProbeDesc &p = *probe;
-    if (p.kind == ProbeKind::Begin || p.kind == ProbeKind::End || p.kind == ProbeKind::SelfSignal)
+    if (p.kind == ProbeKind::Begin || p.kind == ProbeKind::End ||
+        p.kind == ProbeKind::SelfSignal || p.kind == ProbeKind::Bench)
       continue;
     if (skipped_.count(p.name))
       continue;
@@ -390,7 +394,16 @@ Status Session::attach() {
 
 void Session::announce() {
   std::string begin_output = writer_->release();
-  writer_->attached_probes(manifest_.probes.size() - skipped_.size());
+  size_t benches = 0;
+  for (auto &p : manifest_.probes)
+    benches += p.kind == ProbeKind::Bench;
+  if (!options_.bench)  // bench mode prints its table instead, as bpftrace
+    writer_->attached_probes(manifest_.probes.size() - skipped_.size() - benches);
+  if (options_.bpftrace_notice) {
+    writer_->flush();
+    fputs("__BPFTRACE_NOTIFY_PROBES_ATTACHED\n", stdout);
+    fflush(stdout);
+  }
   writer_->write_held(begin_output);
   if (options_.attach_marker)
     fprintf(stderr, "__rbt_attached__\n");
@@ -447,9 +460,17 @@ Status Session::run() {
   // so the session ends (END runs next), unless a -c command or -p process is still to end it.
   bool only_special = true;
   for (auto &p : manifest_.probes)
-    only_special = only_special && (p.kind == ProbeKind::Begin || p.kind == ProbeKind::End);
+    only_special = only_special && (p.kind == ProbeKind::Begin || p.kind == ProbeKind::End ||
+                                    p.kind == ProbeKind::Bench);
   if (only_special && options_.command.empty() && options_.pid <= 0)
     stop = true;
+  // --mode bench: the benchmarks run after BEGIN (unless it called exit()), then the session
+  // ends, as bpftrace's bench mode.
+  if (options_.bench && !events_->exit_requested()) {
+    if (auto s = run_benchmarks(); !s)
+      return s;
+    stop = true;
+  }
   while (!stop) {
     epoll_event ready[3];
     // rstack learns about Ruby processes by polling: every 2 ms while a -c child is becoming
@@ -521,6 +542,54 @@ Status Session::run() {
   close(sfd);
   if (pidfd >= 0)
     close(pidfd);
+  return Ok{};
+}
+
+// --mode bench: each bench:NAME probe in the script's order runs through BPF_PROG_TEST_RUN,
+// repeated more times (x1000, x100, x10, then x2) until one measurement lasts 1 ms, as
+// bpftrace's bench mode; what the runs print is dropped, and the kernel's average per run is
+// reported with the number of runs.
+Status Session::run_benchmarks() {
+  std::vector<const ProbeDesc *> benches;
+  std::vector<std::string> names;
+  for (auto &p : manifest_.probes)
+    if (p.kind == ProbeKind::Bench) {
+      benches.push_back(&p);
+      names.push_back(p.func);
+    }
+  for (size_t i = 0; i < benches.size(); i++) {
+    int fd = bpf_program__fd(program_for(*benches[i]));
+    uint32_t iters = 1;
+    uint32_t average_ns = 0;
+    for (;;) {
+      char packet[14] = {};  // an Ethernet header's worth: XDP's test run wants one
+      LIBBPF_OPTS(bpf_test_run_opts, opts);
+      opts.data_in = packet;
+      opts.data_size_in = sizeof(packet);
+      opts.repeat = iters;
+      writer_->hold();
+      int rc = bpf_prog_test_run_opts(fd, &opts);
+      int err = errno;
+      drain_events({0, true});
+      writer_->release();  // a benchmark's output is not shown
+      if (rc != 0)
+        return make_error("running " + benches[i]->name, strerror(err),
+                          "bench probes need BPF_PROG_TEST_RUN for XDP programs", err);
+      uint64_t total_ns = static_cast<uint64_t>(opts.duration) * iters;
+      uint32_t factor = total_ns < 1000     ? 1000
+                        : total_ns < 10000  ? 100
+                        : total_ns < 100000 ? 10
+                        : total_ns < 1000000 ? 2
+                                             : 1;
+      if (factor == 1 || iters > UINT32_MAX / factor) {
+        average_ns = opts.duration;
+        break;
+      }
+      iters *= factor;
+    }
+    writer_->benchmark_result(names, i, average_ns, iters);
+    writer_->flush();
+  }
   return Ok{};
 }
 

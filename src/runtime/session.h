@@ -37,6 +37,11 @@ struct SessionOptions {
   pid_t pid = -1;              // -p
   std::string command;         // -c
   bool attach_marker = false;  // print a marker on stderr once attached (the test runner's cue)
+  // __BPFTRACE_NOTIFY_PROBES_ATTACHED is set: print that line on stdout once attached, before
+  // BEGIN's output, as bpftrace does for its runtime tests' runner (some cases drop it with
+  // `| tail -n +2`), so that bpftrace's tests run against rbt unchanged.
+  bool bpftrace_notice = false;
+  bool bench = false;  // --mode bench: run_benchmarks() instead of waiting for events
   // -f folded|pprof|speedscope|svg: the maps at exit go to `profile_out` in this format
   // (output/profile_maps.h); everything else still goes to `out` as text or JSON.
   std::optional<profile::Format> profile_format;
@@ -82,6 +87,7 @@ public:
 
 private:
   bpf_program *program_for(const ProbeDesc &probe);
+  Status run_benchmarks();  // --mode bench
   // missing_probes = warn|ignore: whether probe `p`, which failed with `e`, is skipped (saying
   // so once under warn) rather than ending the run.
   bool skip_missing(const ProbeDesc &p, const Error &e);

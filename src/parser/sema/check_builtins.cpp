@@ -235,6 +235,13 @@ Type TypeChecker::check_str(const Call &call) {
     return Type::none();
   }
   info_.user_space[&call] = arg.is_pointer() ? arg.user_space : probe_reads_user_space();
+  // bpftrace's rule: str(p) under a max_strlen below 1024 keeps max_strlen characters (one
+  // byte more for the terminator), and one that fills them prints with str_trunc_trailer.
+  if (call.args.size() == 1 && info_.config.max_strlen_set && size < 1024) {
+    Type cut = Type::string(size + 1);
+    cut.may_be_cut = true;
+    return cut;
+  }
   return Type::string(size);
 }
 

@@ -38,10 +38,8 @@ const IgnoredKey kIgnoredKeys[] = {
     {"license", ValueKind::String, nullptr, "programs are always loaded as GPL"},
     {"log_size", ValueKind::Integer, nullptr, "the verifier log grows as needed (-v)"},
     {"max_bpf_progs", ValueKind::Integer, nullptr, "one program serves each probe"},
-    {"max_cat_bytes", ValueKind::Integer, nullptr, "cat() reads whole files"},
     {"max_probes", ValueKind::Integer, nullptr, "no limit on attached probes"},
     {"perf_rb_pages", ValueKind::Integer, nullptr, "the ring buffer has a fixed size"},
-    {"str_trunc_trailer", ValueKind::String, nullptr, "truncated strings get no trailer"},
     // Features bpftrace marks unstable are stable in rbt.
     {"unstable_tseries", ValueKind::Word, "enable|warn|error", "tseries is stable"},
     {"unstable_import_statement", ValueKind::Word, "enable|warn|error", "import is stable"},
@@ -95,8 +93,20 @@ void TypeChecker::check_config(const Program &program) {
       if (!number || *number < 1 || *number > kMaxStrlen)
         diags_.error(item.range,
                      "max_strlen must be an integer from 1 to " + std::to_string(kMaxStrlen));
-      else
+      else {
         c.max_strlen = static_cast<uint32_t>(*number);
+        c.max_strlen_set = true;
+      }
+    } else if (key == "max_cat_bytes") {
+      if (!number || *number < 1)
+        diags_.error(item.range, "max_cat_bytes must be a positive integer");
+      else
+        c.max_cat_bytes = static_cast<uint64_t>(*number);
+    } else if (key == "str_trunc_trailer") {
+      if (!quoted)
+        diags_.error(item.range, "str_trunc_trailer must be a string");
+      else
+        c.str_trunc_trailer = quoted->value;
     } else if (key == "max_map_keys") {
       // A BPF map's max_entries is 32 bits: a larger number must not wrap (2^32+1 to 1).
       if (!number || *number < 1 || static_cast<uint64_t>(*number) > UINT32_MAX)
@@ -141,8 +151,14 @@ void TypeChecker::check_config(const Program &program) {
     }
   }
   const ConfigOverrides &env = env_.config_env;
-  if (env.max_strlen)
+  if (env.max_strlen) {
     c.max_strlen = *env.max_strlen;
+    c.max_strlen_set = true;
+  }
+  if (env.str_trunc_trailer)
+    c.str_trunc_trailer = *env.str_trunc_trailer;
+  if (env.max_cat_bytes)
+    c.max_cat_bytes = *env.max_cat_bytes;
   if (env.max_map_keys)
     c.max_map_keys = *env.max_map_keys;
   if (env.print_maps_on_exit)
@@ -193,7 +209,8 @@ void TypeChecker::check_ignored_config(const ConfigItem &item, const std::string
       diags_.error(item.range, std::string(k.name) + " must be " + expected);
     return;
   }
-  std::string known = "max_strlen, max_map_keys, print_maps_on_exit, stack_mode, missing_probes";
+  std::string known = "max_strlen, max_map_keys, print_maps_on_exit, stack_mode, missing_probes, "
+                      "str_trunc_trailer, max_cat_bytes";
   for (const IgnoredKey &k : kIgnoredKeys)
     known += std::string(", ") + k.name;
   diags_.error(item.range, "unknown config key '" + item.key + "' (" + known + ")");

@@ -30,6 +30,7 @@ const KindName kKinds[] = {
     {"software", "s", ProbeKind::Software},
     {"hardware", "h", ProbeKind::Hardware},
     {"self", "self", ProbeKind::SelfSignal},
+    {"bench", "bench", ProbeKind::Bench},
 };
 
 // Split at `sep`, except inside double quotes (uprobe:/bin/app:"ns::f" is three parts); the
@@ -171,6 +172,11 @@ ProbeSpecResult parse_probe_spec(const std::string &text) {
       else if (p.func != "SIGUSR1" && p.func != "SIGUSR2")
         r.error = "unsupported signal '" + p.func + "' (self:signal takes SIGUSR1 or SIGUSR2)";
     }
+    break;
+  case ProbeKind::Bench:
+    // bpftrace's micro benchmarks: run only with --mode bench, named by the second part.
+    if (need(2, "bench:name"))
+      p.func = parts[1];
     break;
   case ProbeKind::Tracepoint:
     if (need(3, "tracepoint:category:event")) {

@@ -36,6 +36,12 @@ struct ScriptConfig {
   uint32_t max_strlen = kDefaultStrlen;
   uint64_t max_map_keys = 4096;
   bool print_maps_on_exit = true;
+  // Whether max_strlen was set (config block or environment): only then does a str() that
+  // fills it print str_trunc_trailer. rbt's own default (64) keeps bpftrace's default look
+  // (its default, 1024, never shows a trailer).
+  bool max_strlen_set = false;
+  std::string str_trunc_trailer = "..";
+  uint64_t max_cat_bytes = 0;  // 0: not set (Manifest::max_cat_bytes)
   StackMode stack_mode = StackMode::Bpftrace;
   MissingProbes missing_probes = MissingProbes::Error;
   // BPFTRACE_DUMMY_TS_MAP=@ts (a test hook, as in bpftrace): tseries() takes its time from the
@@ -54,6 +60,8 @@ struct ConfigOverrides {
   std::optional<uint32_t> max_strlen;
   std::optional<uint64_t> max_map_keys;
   std::optional<bool> print_maps_on_exit;
+  std::optional<std::string> str_trunc_trailer;  // BPFTRACE_STR_TRUNC_TRAILER
+  std::optional<uint64_t> max_cat_bytes;         // BPFTRACE_MAX_CAT_BYTES
   std::optional<StackMode> stack_mode;
   std::string dummy_ts_map;  // BPFTRACE_DUMMY_TS_MAP (ScriptConfig::dummy_ts_map)
 };

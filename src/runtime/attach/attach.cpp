@@ -35,7 +35,8 @@ Result<std::vector<Link>> attach_probe(const ProbeDesc &probe, bpf_program *prog
   case ProbeKind::Hardware: r = attach_perf_event(probe, prog, target); break;
   case ProbeKind::Begin:
   case ProbeKind::End:
-  case ProbeKind::SelfSignal: assert(false && "BEGIN/END/self are run, not attached"); break;
+  case ProbeKind::SelfSignal:
+  case ProbeKind::Bench: assert(false && "BEGIN/END/self/bench are run, not attached"); break;
   }
   if (!r)
     r.error().context("attaching " + probe.name);

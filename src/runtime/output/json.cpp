@@ -334,6 +334,13 @@ void JsonWriter::attached_probes(size_t count) {
          ", \"data\": {\"probes\": " + std::to_string(count) + "}}");
 }
 
+void JsonWriter::benchmark_result(const std::vector<std::string> &names, size_t index,
+                                  uint64_t average_ns, uint64_t iters) {
+  line(json_object("benchmark_result", "{" + json_string(names[index]) + ": {\"average\": " +
+                                           std::to_string(average_ns) + ", \"iters\": " +
+                                           std::to_string(iters) + "}}"));
+}
+
 void JsonWriter::lost_events(uint64_t count) {
   line(json_object("lost_events", "{\"events\": " + std::to_string(count) + "}"));
 }

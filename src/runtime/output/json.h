@@ -50,6 +50,8 @@ public:
   void value(const Type &type, const uint8_t *bytes) override;
   void map(runtime::MapSnapshot &snapshot, uint64_t top, uint64_t div) override;
   void exit_maps_begin() override {}
+  void benchmark_result(const std::vector<std::string> &names, size_t index, uint64_t average_ns,
+                        uint64_t iters) override;
   void lost_events(uint64_t count) override;
   void map_updates_dropped(const std::string &map, uint64_t count, uint64_t max_keys) override;
 

@@ -202,6 +202,21 @@ void TextWriter::map(MapSnapshot &snapshot, uint64_t top, uint64_t div) {
 
 void TextWriter::exit_maps_begin() { fputs("\n\n", out_); }
 
+// bpftrace's table: names in a column of at least 40 characters, times in one of 15.
+void TextWriter::benchmark_result(const std::vector<std::string> &names, size_t index,
+                                  uint64_t average_ns, uint64_t iters) {
+  size_t width = 40;
+  for (const std::string &n : names)
+    width = std::max(width, n.size());
+  if (index == 0) {
+    fprintf(out_, "%-*s%-15s%s\n", static_cast<int>(width + 1), "Benchmark", "Time(ns)",
+            "Iterations");
+    fprintf(out_, "%s\n", std::string(width + 1 + 15 + 10, '-').c_str());
+  }
+  fprintf(out_, "%-*s%-15llu%llu\n", static_cast<int>(width + 1), names[index].c_str(),
+          static_cast<unsigned long long>(average_ns), static_cast<unsigned long long>(iters));
+}
+
 void TextWriter::lost_events(uint64_t count) {
   fprintf(stderr, "Lost %llu events\n", static_cast<unsigned long long>(count));
 }

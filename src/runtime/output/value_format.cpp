@@ -30,9 +30,18 @@ int64_t load_int(const Type &t, const uint8_t *p) {
   }
 }
 
+namespace {
+std::string g_trunc_trailer = "..";
+}  // namespace
+
+void set_str_trunc_trailer(std::string trailer) { g_trunc_trailer = std::move(trailer); }
+
 std::string load_string(const Type &t, const uint8_t *p) {
   const char *s = reinterpret_cast<const char *>(p);
-  return std::string(s, strnlen(s, t.size));
+  std::string text(s, strnlen(s, t.size));
+  if (t.may_be_cut && t.size > 0 && text.size() == t.size - 1)
+    text += g_trunc_trailer;
+  return text;
 }
 
 namespace {

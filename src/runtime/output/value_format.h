@@ -43,5 +43,8 @@ std::string inet_text(const uint8_t *bytes);
 
 int64_t load_int(const Type &type, const uint8_t *bytes);  // sign- or zero-extended
 std::string load_string(const Type &type, const uint8_t *bytes);
+// What follows a string that may have been cut short (Type::may_be_cut): the script's
+// str_trunc_trailer, set by the session before any output.
+void set_str_trunc_trailer(std::string trailer);
 
 }  // namespace rbt::output

@@ -45,6 +45,10 @@ public:
   virtual void map_updates_dropped(const std::string &map, uint64_t count, uint64_t max_keys) = 0;
   // Before the maps printed at exit (text: two empty lines, as bpftrace).
   virtual void exit_maps_begin() = 0;
+  // --mode bench: the result of benchmark `index` of `names` (text: a table, its header before
+  // the first; JSON: a benchmark_result line), the average time of one run and the runs made.
+  virtual void benchmark_result(const std::vector<std::string> &names, size_t index,
+                                uint64_t average_ns, uint64_t iters) = 0;
 
   // Flushes, remembering the first failed write (a full disk, /dev/full) for error().
   void flush() {
