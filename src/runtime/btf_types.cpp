@@ -131,6 +131,35 @@ const RecordLayout *KernelTypes::find_struct(const std::string &name) {
   return (cache_[name] = std::move(layout)).get();
 }
 
+const RecordLayout *KernelTypes::raw_tracepoint_args(const std::string &event) {
+  std::string name = "rawtracepoint:" + event;
+  if (auto it = cache_.find(name); it != cache_.end())
+    return it->second.get();
+  if (!load())
+    return nullptr;
+  // The kernel's __bpf_trace_<event>(void *__data, params...) names the parameters (the
+  // prototype of the btf_trace_<event> typedef has their types only).
+  int id = btf__find_by_name_kind(btf_, ("__bpf_trace_" + event).c_str(), BTF_KIND_FUNC);
+  const btf_type *t = id > 0 ? btf__type_by_id(btf_, static_cast<uint32_t>(id)) : nullptr;
+  t = t ? btf__type_by_id(btf_, t->type) : nullptr;
+  if (!t || !btf_is_func_proto(t) || btf_vlen(t) < 1)
+    return nullptr;
+  auto layout = std::make_unique<RecordLayout>();
+  layout->name = name;
+  const btf_param *p = btf_params(t);
+  for (int i = 1; i < btf_vlen(t); i++) {
+    FieldLayout f = describe(btf_, p[i].type, 0);
+    const char *pname = btf__name_by_offset(btf_, p[i].name_off);
+    f.name = pname ? pname : "";
+    f.offset = 8 * static_cast<uint32_t>(i - 1);
+    if (f.kind == FieldLayout::Kind::Int)
+      f.size = 8;
+    layout->fields.push_back(std::move(f));
+  }
+  layout->size = 8 * static_cast<uint32_t>(btf_vlen(t) - 1);
+  return (cache_[name] = std::move(layout)).get();
+}
+
 std::optional<int64_t> KernelTypes::find_enum_value(const std::string &name) {
   if (!load())
     return std::nullopt;
