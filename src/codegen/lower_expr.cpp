@@ -368,8 +368,11 @@ llvm::Value *Lowering::lower_index(const Index &x) {
     llvm::Value *p = b_.byte_ptr(lower_expr(*x.base), array.offsets[index]);
     return elem.is_scalar() ? b_.load_int(p, elem.size, elem.is_signed) : p;
   }
-  if (array.is_array() && array.count == 0 && isa<FieldAccess>(x.base))
-    return lower_flexible_index(x);
+  if (auto *fa = dyn_cast<FieldAccess>(x.base); fa && array.is_array() && array.count == 0) {
+    const Type &record = type_of(fa->base);  // as the checker decided (check_index)
+    if (record.is_pointer() || (record.is_record() && record.remote))
+      return lower_flexible_index(x);
+  }
   // A string's elements are its bytes (chars).
   const Type elem = array.is_string() ? Type::integer(8, true) : array.elems[0];
   const uint64_t count = array.is_string() ? array.size : array.count;
