@@ -83,9 +83,9 @@ FieldLayout describe(const btf *b, uint32_t type_id, int depth) {
     f.kind = chars ? FieldLayout::Kind::CharArray : FieldLayout::Kind::Array;
     f.count = a->nelems;
     f.size = static_cast<uint32_t>(elem_size > 0 ? elem_size * a->nelems : 0);
-    // Arrays of arrays and of pointers say what their element is (`int y[2][2]`); an array of
-    // integers is described by its size alone.
-    if (et && (btf_is_array(et) || btf_is_ptr(et)))
+    // Arrays of arrays, of pointers and of structs say what their element is (`int y[2][2]`,
+    // `struct rlimit rlim[16]`); an array of integers is described by its size alone.
+    if (et && (btf_is_array(et) || btf_is_ptr(et) || btf_is_struct(et) || btf_is_union(et)))
       f.element = std::make_shared<FieldLayout>(describe(b, elem, depth));
   }
   return f;
