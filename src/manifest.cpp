@@ -27,6 +27,10 @@ const char *probe_kind_name(ProbeKind kind) {
   return "?";
 }
 
+const char *probe_type_name(ProbeKind kind) {
+  return kind == ProbeKind::Begin || kind == ProbeKind::End ? "special" : probe_kind_name(kind);
+}
+
 // Histograms with more buckets than this stay hashes: an lhist with a million steps should not
 // reserve a million slots per CPU.
 constexpr uint32_t kMaxArrayBuckets = 4096;

@@ -31,6 +31,8 @@ enum class ProbeKind : uint8_t {
 };
 
 const char *probe_kind_name(ProbeKind kind);  // "tracepoint", "BEGIN", ...
+// What the `probetype` builtin gives, as bpftrace names probe types: BEGIN and END "special".
+const char *probe_type_name(ProbeKind kind);
 
 // One attach point after parsing; `name` is what the `probe` builtin and messages show.
 struct ProbeDesc {

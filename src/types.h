@@ -49,7 +49,8 @@ enum class TSeriesAgg : uint8_t { Last, Avg, Max, Min, Sum };
 // Native: user frames unwound by DWARF CFI (nstack). Mixed: rstack(native), one stack of Ruby,
 // native and kernel frames; its value is {ruby id, native id, kernel id, pid} (32 bytes).
 enum class StackKind : uint8_t { Kernel, User, Ruby, Native, Mixed };
-enum class StackMode : uint8_t { Bpftrace, Perf, Raw };  // how frames print
+// How frames print; BuildId: a user frame as its file's build id and offset in the file.
+enum class StackMode : uint8_t { Bpftrace, Perf, Raw, BuildId };
 
 struct Type {
   TypeKind kind = TypeKind::None;

@@ -75,7 +75,7 @@ Type read_type(ByteReader &r, int depth) {
   t.remote = r.u8() != 0;
   uint8_t stack_kind = r.u8(), stack_mode = r.u8();
   if (stack_kind > static_cast<uint8_t>(StackKind::Mixed) ||
-      stack_mode > static_cast<uint8_t>(StackMode::Raw))
+      stack_mode > static_cast<uint8_t>(StackMode::BuildId))
     r.fail();
   t.stack_kind = static_cast<StackKind>(stack_kind);
   t.stack_mode = static_cast<StackMode>(stack_mode);

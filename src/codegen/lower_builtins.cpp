@@ -185,6 +185,13 @@ llvm::Value *Lowering::lower_probe(const Builtin &node) {
   return slot;
 }
 
+llvm::Value *Lowering::lower_probetype(const Builtin &node) {
+  llvm::Value *slot = value_slot(type_of(&node).size, "probetype");
+  std::string name = probe_type_name(probe_->kind);
+  b_.store_bytes(slot, std::string_view(name.c_str(), name.size() + 1));  // with its NUL
+  return slot;
+}
+
 namespace {
 // x86-64 struct pt_regs: where the calling convention's argument and return registers live.
 constexpr unsigned kRegsArgOffsets[] = {112 /*di*/, 104 /*si*/, 96 /*dx*/,

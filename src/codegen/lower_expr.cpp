@@ -248,8 +248,10 @@ llvm::Value *Lowering::lower_ternary(const Ternary &te) {
   auto *then_block = new_block("tern_then");
   auto *else_block = new_block("tern_else");
   auto *done = new_block("tern_done");
-  // Non-integer results are written into one slot by both branches.
-  llvm::Value *slot = t.is_scalar() ? nullptr : value_slot(t.size, "tern");
+  // Non-integer results are written into one slot by both branches; branches without a value
+  // (`c ? printf("a") : printf("b")`) are run for what they do.
+  bool no_value = t.kind == TypeKind::Void;
+  llvm::Value *slot = t.is_scalar() || no_value ? nullptr : value_slot(t.size, "tern");
   b_.CreateCondBr(cond, then_block, else_block);
 
   auto branch = [&](llvm::BasicBlock *block, const Expr &e) -> std::pair<llvm::Value *, llvm::BasicBlock *> {
@@ -268,6 +270,8 @@ llvm::Value *Lowering::lower_ternary(const Ternary &te) {
   b_.SetInsertPoint(done);
   if (slot)
     return slot;
+  if (no_value)
+    return nullptr;
   auto *phi = b_.CreatePHI(b_.getInt64Ty(), 2);
   phi->addIncoming(tv, tb);
   phi->addIncoming(ev, eb);
@@ -364,6 +368,11 @@ llvm::Value *Lowering::lower_index(const Index &x) {
     llvm::Value *p = b_.byte_ptr(lower_expr(*x.base), array.offsets[index]);
     return elem.is_scalar() ? b_.load_int(p, elem.size, elem.is_signed) : p;
   }
+  if (auto *fa = dyn_cast<FieldAccess>(x.base); fa && array.is_array() && array.count == 0) {
+    const Type &record = type_of(fa->base);  // as the checker decided (check_index)
+    if (record.is_pointer() || (record.is_record() && record.remote))
+      return lower_flexible_index(x);
+  }
   // A string's elements are its bytes (chars).
   const Type elem = array.is_string() ? Type::integer(8, true) : array.elems[0];
   const uint64_t count = array.is_string() ? array.size : array.count;
@@ -397,6 +406,19 @@ llvm::Value *Lowering::lower_index(const Index &x) {
   phi->addIncoming(outside, from);
   phi->addIncoming(v, inside);
   return phi;
+}
+
+// p.y[i] of a flexible array member `y[0]`: the element i places after the field's offset,
+// read from the memory p points to (no bound: the struct says nothing of its length).
+llvm::Value *Lowering::lower_flexible_index(const Index &x) {
+  auto &fa = static_cast<const FieldAccess &>(*x.base);
+  const Type &elem = type_of(x.base).elems[0];
+  const Type &record = type_of(fa.base);
+  llvm::Value *addr = b_.CreateAdd(lower_expr(*fa.base), b_.getInt64(sema_.fields.at(&fa)->offset));
+  addr = b_.CreateAdd(addr, b_.CreateMul(lower_expr(*x.index), b_.getInt64(elem.size)));
+  llvm::Value *slot = value_slot(elem.size, "flexible_elem");
+  b_.probe_read(slot, elem.size, addr, record.user_space);
+  return elem.is_scalar() ? b_.load_int(slot, elem.size, elem.is_signed) : slot;
 }
 
 llvm::Value *Lowering::lower_cast(const Cast &cast) {

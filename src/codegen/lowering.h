@@ -104,6 +104,7 @@ private:
                                const std::string &name);
   llvm::Value *lower_cast(const ast::Cast &cast);
   llvm::Value *lower_index(const ast::Index &index);
+  llvm::Value *lower_flexible_index(const ast::Index &x);
   // lower_pointers.cpp: `*p`, `&$x`, `p[i]`, `p + n`, casts to and from integer arrays.
   llvm::Value *lower_unary(const ast::Unary &u);
   llvm::Value *lower_deref(const Type &pointee, llvm::Value *address, bool user_space);

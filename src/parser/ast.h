@@ -29,6 +29,7 @@ enum class NodeKind : uint8_t {
   TypeQuery,
   Index,
   BlockExpr,
+  TypeExpr,
   // Statements
   ExprStmt,
   AssignMap,
@@ -211,6 +212,14 @@ struct TypeQuery : Expr {
   std::string type_name;  // "uint32", or a struct's name
   bool is_struct;
   std::string field;  // offsetof: the field; empty for sizeof
+};
+
+// `typeof(uint64 *)` as a value: a type handed to a macro (`macro m(t) { sizeof(t) }`), where
+// sizeof, typeof, `t[N]` (an array of N) and `t*` (inside sizeof) take it; it has no value.
+struct TypeExpr : Expr {
+  static constexpr NodeKind Kind = NodeKind::TypeExpr;
+  TypeExpr(SourceRange r, TypeSpec type) : Expr(Kind, r), type(type) {}
+  TypeSpec type;  // with `of` and is_pointer: a pointer to of's type (`sizeof(t*)`)
 };
 
 // `base[index]`: an element of an array (a struct's or a tracepoint's `u16 tags[3]`).

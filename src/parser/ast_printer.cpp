@@ -59,6 +59,10 @@ private:
     }
     case NodeKind::Index: return "[]";
     case NodeKind::BlockExpr: return "block expression";
+    case NodeKind::TypeExpr: {
+      auto &t = static_cast<const TypeExpr &>(n).type;
+      return "typeof " + std::string(t.is_struct ? "struct " : "") + t.name + (t.is_pointer ? " *" : "");
+    }
     case NodeKind::VarDecl: {
       auto &d = static_cast<const VarDecl &>(n);
       return "let" + (d.typed ? ": " + std::string(d.type.is_struct ? "struct " : "") + d.type.name +
@@ -125,6 +129,10 @@ private:
     case NodeKind::TypeQuery: {
       auto &q = static_cast<const TypeQuery &>(n);
       return q.operand ? std::vector<const Node *>{q.operand} : std::vector<const Node *>{};
+    }
+    case NodeKind::TypeExpr: {
+      auto &t = static_cast<const TypeExpr &>(n);
+      return t.type.of ? std::vector<const Node *>{t.type.of} : std::vector<const Node *>{};
     }
     case NodeKind::For: {
       auto &f = static_cast<const For &>(n);

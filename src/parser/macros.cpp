@@ -193,6 +193,12 @@ private:
         q->operand = rewrite(q->operand, depth);
       return e;
     }
+    case NodeKind::TypeExpr: {
+      auto *t = static_cast<TypeExpr *>(e);
+      if (t->type.of)
+        t->type.of = rewrite(t->type.of, depth);
+      return e;
+    }
     case NodeKind::Index: {
       auto *x = static_cast<Index *>(e);
       x->base = rewrite(x->base, depth);
@@ -414,6 +420,12 @@ private:
     case NodeKind::Index: {
       auto *x = static_cast<const Index *>(e);
       return ctx_.make<Index>(x->range, clone(x->base, s), clone(x->index, s));
+    }
+    case NodeKind::TypeExpr: {
+      TypeSpec type = static_cast<const TypeExpr *>(e)->type;
+      if (type.of)
+        type.of = clone(type.of, s);
+      return ctx_.make<TypeExpr>(e->range, type);
     }
     case NodeKind::BlockExpr: {
       auto *b = static_cast<const BlockExpr *>(e);

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
 
 #include "macros.h"
 #include "parse_state.h"
@@ -185,6 +186,16 @@ ast::Expr *ParseState::record(const SourceRange &range,
   return make<ast::Tuple>(range, std::move(elems), std::move(names));
 }
 
+// `a.b.c` written as an expression: the path "a.b.c" (none for anything else).
+static std::optional<std::string> field_path_of(const ast::Expr *e) {
+  if (auto *b = ast::dyn_cast<ast::Builtin>(e))
+    return b->name;
+  if (auto *f = ast::dyn_cast<ast::FieldAccess>(e); f && !f->arrow)
+    if (auto base = field_path_of(f->base))
+      return *base + "." + f->field;
+  return std::nullopt;
+}
+
 ast::Expr *ParseState::call(const SourceRange &range, const std::string &name,
                              std::vector<ast::Expr *> args) {
   static const std::map<std::string, std::pair<const char *, const char *>> kTaskFields = {
@@ -197,6 +208,11 @@ ast::Expr *ParseState::call(const SourceRange &range, const std::string &name,
     ast::Expr *pointer = make<ast::FieldAccess>(range, args[0], it->second.first, false);
     return make<ast::FieldAccess>(range, pointer, it->second.second, false);
   }
+  // container_of(p, typeof(struct T), a.b): the field path is written as an expression.
+  if (auto *te = args.size() == 3 ? ast::dyn_cast<ast::TypeExpr>(args[1]) : nullptr;
+      te && name == "container_of" && te->type.is_struct && !te->type.is_pointer && !te->type.of)
+    if (auto path = field_path_of(args[2]))
+      return container_of(range, range, name, {args[0]}, te->type.name, *path);
   return make<ast::Call>(range, name, std::move(args));
 }
 

@@ -83,9 +83,9 @@ FieldLayout describe(const btf *b, uint32_t type_id, int depth) {
     f.kind = chars ? FieldLayout::Kind::CharArray : FieldLayout::Kind::Array;
     f.count = a->nelems;
     f.size = static_cast<uint32_t>(elem_size > 0 ? elem_size * a->nelems : 0);
-    // Arrays of arrays and of pointers say what their element is (`int y[2][2]`); an array of
-    // integers is described by its size alone.
-    if (et && (btf_is_array(et) || btf_is_ptr(et)))
+    // Arrays of arrays, of pointers and of structs say what their element is (`int y[2][2]`,
+    // `struct rlimit rlim[16]`); an array of integers is described by its size alone.
+    if (et && (btf_is_array(et) || btf_is_ptr(et) || btf_is_struct(et) || btf_is_union(et)))
       f.element = std::make_shared<FieldLayout>(describe(b, elem, depth));
   }
   return f;
@@ -128,6 +128,35 @@ const RecordLayout *KernelTypes::find_struct(const std::string &name) {
   layout->name = name;
   layout->size = t->size;
   add_members(btf_, t, 0, *layout);
+  return (cache_[name] = std::move(layout)).get();
+}
+
+const RecordLayout *KernelTypes::raw_tracepoint_args(const std::string &event) {
+  std::string name = "rawtracepoint:" + event;
+  if (auto it = cache_.find(name); it != cache_.end())
+    return it->second.get();
+  if (!load())
+    return nullptr;
+  // The kernel's __bpf_trace_<event>(void *__data, params...) names the parameters (the
+  // prototype of the btf_trace_<event> typedef has their types only).
+  int id = btf__find_by_name_kind(btf_, ("__bpf_trace_" + event).c_str(), BTF_KIND_FUNC);
+  const btf_type *t = id > 0 ? btf__type_by_id(btf_, static_cast<uint32_t>(id)) : nullptr;
+  t = t ? btf__type_by_id(btf_, t->type) : nullptr;
+  if (!t || !btf_is_func_proto(t) || btf_vlen(t) < 1)
+    return nullptr;
+  auto layout = std::make_unique<RecordLayout>();
+  layout->name = name;
+  const btf_param *p = btf_params(t);
+  for (int i = 1; i < btf_vlen(t); i++) {
+    FieldLayout f = describe(btf_, p[i].type, 0);
+    const char *pname = btf__name_by_offset(btf_, p[i].name_off);
+    f.name = pname ? pname : "";
+    f.offset = 8 * static_cast<uint32_t>(i - 1);
+    if (f.kind == FieldLayout::Kind::Int)
+      f.size = 8;
+    layout->fields.push_back(std::move(f));
+  }
+  layout->size = 8 * static_cast<uint32_t>(btf_vlen(t) - 1);
   return (cache_[name] = std::move(layout)).get();
 }
 

@@ -96,6 +96,17 @@ std::string StackPrinter::user_frame(pid_t pid, uint64_t addr, StackMode mode) {
       break;
     }
   }
+  if (mode == StackMode::BuildId && !module.empty()) {
+    // As the kernel reports a build-id stack: the file's GNU build id, the offset in the file.
+    const ElfFile *f = elf(module, pid);
+    if (f && !f->build_id().empty())
+      for (const Mapping &m : it->second)
+        if (addr >= m.start && addr < m.end) {
+          char buf[32];
+          snprintf(buf, sizeof(buf), " 0x%llx", static_cast<unsigned long long>(addr - m.start + m.offset));
+          return f->build_id() + buf;
+        }
+  }
   if (mode == StackMode::Perf) {
     char buf[32];
     snprintf(buf, sizeof(buf), "\t%llx ", static_cast<unsigned long long>(addr));

@@ -36,12 +36,17 @@ Type TypeChecker::check_curtask(const Builtin &) {
 Type TypeChecker::check_args(const Builtin &node) {
   const RecordLayout *first = nullptr;
   for (auto &p : info_.probes[probe_]) {
-    if (p.kind != ProbeKind::Tracepoint) {
-      diags_.error(node.range, std::string("args is only available in tracepoint probes, not in ") +
+    if (p.kind != ProbeKind::Tracepoint && p.kind != ProbeKind::RawTracepoint) {
+      diags_.error(node.range, std::string("args is only available in tracepoint and "
+                                           "rawtracepoint probes, not in ") +
                                    probe_kind_name(p.kind));
       return Type::none();
     }
-    const RecordLayout *layout = env_.tracepoint_format ? env_.tracepoint_format(p) : nullptr;
+    // A rawtracepoint's arguments are the kernel function's parameters (BTF), as in bpftrace.
+    const RecordLayout *layout =
+        p.kind == ProbeKind::RawTracepoint
+            ? (env_.raw_tracepoint_args ? env_.raw_tracepoint_args(p) : nullptr)
+            : (env_.tracepoint_format ? env_.tracepoint_format(p) : nullptr);
     if (!layout) {
       diags_.error(node.range, "the format of " + p.name + " is unknown");
       return Type::none();
@@ -88,6 +93,13 @@ Type TypeChecker::check_probe(const Builtin &) {
   size_t longest = 0;
   for (auto &p : info_.probes[probe_])
     longest = std::max(longest, p.name.size());
+  return Type::string(static_cast<uint32_t>(longest + 1));
+}
+
+Type TypeChecker::check_probetype(const Builtin &) {
+  size_t longest = 0;
+  for (auto &p : info_.probes[probe_])
+    longest = std::max(longest, std::string(probe_type_name(p.kind)).size());
   return Type::string(static_cast<uint32_t>(longest + 1));
 }
 
@@ -310,16 +322,18 @@ Type TypeChecker::check_stack_call(const Call &call, StackKind kind) {
   for (size_t i = 0; i < call.args.size(); i++) {
     const Expr &arg = *call.args[i];
     auto *word = dyn_cast<Builtin>(&arg);
-    if (word && i == 0 && (word->name == "bpftrace" || word->name == "perf" || word->name == "raw")) {
-      mode = word->name == "perf" ? StackMode::Perf
-             : word->name == "raw" ? StackMode::Raw
-                                   : StackMode::Bpftrace;
+    if (word && i == 0 && (word->name == "bpftrace" || word->name == "perf" || word->name == "raw" ||
+                           word->name == "build_id")) {
+      mode = word->name == "perf"       ? StackMode::Perf
+             : word->name == "raw"      ? StackMode::Raw
+             : word->name == "build_id" ? StackMode::BuildId
+                                        : StackMode::Bpftrace;
       continue;
     }
     check_expr(arg);
     auto n = const_int(arg);
     if (!n || *n < 1 || *n > kMaxStackDepth) {
-      diags_.error(arg.range, call.name + "()'s " + (word ? "mode must be bpftrace, perf or raw"
+      diags_.error(arg.range, call.name + "()'s " + (word ? "mode must be bpftrace, perf, raw or build_id"
                                                           : "depth must be an integer literal "
                                                             "from 1 to 127"));
       return Type::none();

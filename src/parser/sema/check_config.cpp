@@ -227,7 +227,10 @@ Type config_record_type() {
 }
 
 const char *stack_mode_name(StackMode mode) {
-  return mode == StackMode::Perf ? "perf" : mode == StackMode::Raw ? "raw" : "bpftrace";
+  return mode == StackMode::Perf      ? "perf"
+         : mode == StackMode::Raw     ? "raw"
+         : mode == StackMode::BuildId ? "build_id"
+                                      : "bpftrace";
 }
 
 Type TypeChecker::check_config_record(const Builtin &) { return config_record_type(); }

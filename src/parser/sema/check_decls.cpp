@@ -58,7 +58,37 @@ void TypeChecker::check_stmts_in_scope(const std::vector<Stmt *> &stmts) {
   }
 }
 
+// typeof(...) handed around as a value (a macro's argument): the type it names. A struct is
+// the struct itself (its size is the struct's), `typeof(t)` of such a value is t, and a pointer
+// spec over `of` (`t*`) points to of's type.
+Type TypeChecker::resolve_type_expr(const TypeExpr &te) {
+  const TypeSpec &spec = te.type;
+  Type t;
+  if (spec.of) {
+    auto *inner = dyn_cast<TypeExpr>(spec.of);
+    t = inner ? resolve_type_expr(*inner) : resolve_type_spec(TypeSpec{spec.range, "", false, false, 0, spec.of});
+    return spec.is_pointer && !t.is_none() ? pointer_to(t, 1, probe_reads_user_space()) : t;
+  }
+  if (spec.is_struct && !spec.is_pointer) {
+    const RecordLayout *layout = find_struct(spec.name);
+    if (!layout) {
+      diags_.error(spec.range, "unknown struct '" + spec.name + "'");
+      return Type::none();
+    }
+    return Type::record_of(spec.name, layout->size, true, probe_reads_user_space());
+  }
+  return resolve_type_spec(spec);
+}
+
 Type TypeChecker::resolve_type_spec(const TypeSpec &spec) {
+  if (auto *te = dyn_cast<TypeExpr>(spec.of)) {  // `let $y: typeof(t)`, t a macro's type
+    Type t = resolve_type_expr(*te);
+    if (t.is_record()) {
+      diags_.error(spec.range, "typeof: a variable cannot hold " + t.name() + " (a pointer to it can)");
+      return Type::none();
+    }
+    return t;
+  }
   if (spec.of) {  // typeof(expr): the type a variable would hold for expr
     Type t = check_expr(*spec.of);
     if (t.kind == TypeKind::Void || t.is_aggregation() || t.is_record()) {
@@ -74,6 +104,11 @@ Type TypeChecker::resolve_type_spec(const TypeSpec &spec) {
       return Type::none();
     }
     bool user = probe_reads_user_space();
+    if (spec.size) {  // `let $w: struct W[10]`: ten W values
+      IntLit at(spec.range, 0);
+      Type elem = struct_value_of(Type::record_of(spec.name, layout->size, true, user), at, 0);
+      return elem.is_none() ? elem : Type::array(std::move(elem), spec.size);
+    }
     return Type::pointer(Type::record_of(spec.name, layout->size, true, user), user);
   }
   if (spec.name == "string") {

@@ -58,6 +58,17 @@ Type TypeChecker::struct_value_of(const Type &record, const Expr &at, int depth)
                             std::move(names));
 }
 
+// `struct W w[10]` reached through a pointer: an array of W values, copied whole where it is
+// read (`$c.w[2].a`, `$w = $c.w`). None when the element is no struct or its layout unknown.
+Type TypeChecker::struct_array(const FieldAccess &fa, const FieldLayout &field, bool user_space) {
+  const FieldLayout *e = field.element.get();
+  if (field.kind != FieldLayout::Kind::Array || !e || e->kind != FieldLayout::Kind::Record ||
+      !field.count || e->size * field.count != field.size)
+    return Type::none();
+  Type elem = struct_value_of(Type::record_of(e->type_name, e->size, true, user_space), fa, 0);
+  return elem.is_none() ? elem : Type::array(std::move(elem), field.count);
+}
+
 Type TypeChecker::struct_field(const FieldAccess &fa, const Type &value) {
   for (size_t i = 0; i < value.field_names.size(); i++)
     if (value.field_names[i] == fa.field)

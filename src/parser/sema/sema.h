@@ -81,6 +81,10 @@ struct VarInfo {
   Type type;
   bool declared_type = false;  // `let $x: uint16`: assignments convert to it, never widen it
   bool untyped_let = false;    // `let $x;`: int64 for now; the first other value retypes it
+  // The type bpftrace gives the variable (the widest value assigned, literals as the smallest
+  // signed integer, tuples packed with their elements' own widths): what sizeof($x) reports.
+  // rbt stores integers in variables as 64 bits (type) whatever this says.
+  Type natural = {};
 };
 
 // `let @m = lruhash(N);`: the BPF map type and capacity the script asked for.
@@ -162,6 +166,8 @@ struct Environment {
   std::function<const RecordLayout *(const ProbeDesc &)> tracepoint_format;
   // A kernel struct by name (from BTF), or null when unknown.
   std::function<const RecordLayout *(const std::string &)> kernel_struct;
+  // `args` of a rawtracepoint: its parameters from the kernel's BTF (KernelTypes).
+  std::function<const RecordLayout *(const ProbeDesc &)> raw_tracepoint_args;
   // The value of a kernel enum's enumerator (TCP_SYN_SENT), when BTF has it.
   std::function<std::optional<int64_t>(const std::string &)> kernel_enum;
   // kaddr(): a kernel symbol's address; uaddr(): a symbol's address in an expanded probe's

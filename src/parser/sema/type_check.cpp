@@ -370,6 +370,11 @@ void TypeChecker::assign_var_type(VarInfo *var, const Type &t, const Expr &value
   if (t.is_none())
     return;
   Type st = storage_type(t);
+  Type natural = var->declared_type ? var->type : natural_type(value, t);
+  if (var->natural.is_none() || !var->natural.compatible(natural))
+    var->natural = natural;
+  else
+    var->natural = Type::unify(var->natural, natural);
   if (var->declared_type) {
     // `let $x: uint16`: the value converts to the declared type (a literal must fit in it).
     if (!var->type.compatible(st) && !(var->type.is_pointer() && st.is_scalar()))
@@ -393,6 +398,36 @@ void TypeChecker::assign_var_type(VarInfo *var, const Type &t, const Expr &value
     var->type = u;
     changed_ = true;
   }
+}
+
+// bpftrace types an integer literal as the smallest signed integer that holds it (1 and -1 are
+// int8, -1000 int16; beyond int64, uint64), a variable as the widest value assigned to it, and
+// a tuple by its elements.
+Type TypeChecker::natural_type(const Expr &e, const Type &t) const {
+  const Expr *lit_expr = &e;
+  bool negative = false;
+  if (auto *u = dyn_cast<Unary>(&e); u && u->op == UnaryOp::Neg)
+    lit_expr = u->operand, negative = true;
+  if (auto *lit = dyn_cast<IntLit>(lit_expr); lit && !lit->is_bool && t.kind == TypeKind::Int) {
+    if (!negative && lit->value > uint64_t(INT64_MAX))
+      return Type::integer(64, false);
+    for (unsigned bits : {8u, 16u, 32u})
+      if (negative ? lit->value <= (uint64_t(1) << (bits - 1)) : lit->value < (uint64_t(1) << (bits - 1)))
+        return Type::integer(bits, true);
+    return Type::integer(64, true);
+  }
+  if (auto *v = dyn_cast<Var>(&e)) {
+    auto it = info_.vars.find(v);
+    if (it != info_.vars.end() && !it->second->natural.is_none())
+      return it->second->natural;
+  }
+  if (auto *tu = dyn_cast<Tuple>(&e); tu && t.is_tuple() && t.elems.size() == tu->elems.size()) {
+    std::vector<Type> elems;
+    for (size_t i = 0; i < t.elems.size(); i++)
+      elems.push_back(natural_type(*tu->elems[i], t.elems[i]));
+    return Type::record_tuple(std::move(elems), t.field_names);
+  }
+  return t;
 }
 
 bool TypeChecker::expect_int(const Expr &e, const Type &t, const std::string &what) {
@@ -503,6 +538,8 @@ std::optional<int64_t> TypeChecker::const_int(const Expr &e) {
   Type a = check_expr(*te.then_expr), b = check_expr(*te.else_expr);
   if (a.is_none() || b.is_none())
     return t;
+  if (a.kind == TypeKind::Void && b.kind == TypeKind::Void)
+    return a;  // `c ? printf("yes") : printf("no")`: an if/else, as in bpftrace
   if (a.kind == TypeKind::Void || b.kind == TypeKind::Void) {
     diags_.error(te.range, "a branch of this conditional has no value");
     return t;
@@ -592,6 +629,10 @@ Type TypeChecker::check_expr(const Expr &expr) {
     break;
   case NodeKind::TypeQuery:
     t = check_type_query(static_cast<const TypeQuery &>(expr));
+    break;
+  case NodeKind::TypeExpr:
+    diags_.error(expr.range, "typeof(...) names a type, which has no value here (sizeof and "
+                             "typeof take it)");
     break;
   case NodeKind::Index:
     t = check_index(static_cast<const Index &>(expr));
@@ -732,6 +773,8 @@ const RecordLayout *TypeChecker::find_struct(const std::string &name) const {
     return Type::none();
   }
   Type t = field_type(*field, record.remote, record.user_space);
+  if (t.is_none() && record.remote)
+    t = struct_array(fa, *field, record.user_space);
   if (field->bit_size)
     t.is_signed = false;  // bpftrace reads every bit field as unsigned (`short b:8` of 0xd9: 217)
   if (t.is_none())
@@ -780,14 +823,32 @@ const RecordLayout *TypeChecker::find_struct(const std::string &name) const {
   return pointer_to(target, cast.pointers, user);
 }
 
-// sizeof(x) is the bytes x takes in rbt (a string its buffer, an int its width); sizeof and
-// offsetof of structs come from their layout (the script's or BTF's), as in C.
+// sizeof(x) is the bytes x takes in bpftrace (a string its buffer, an int its width, a variable
+// its natural type's, a tuple packed as C packs a struct); sizeof and offsetof of structs come
+// from their layout (the script's or BTF's), as in C.
 [[gnu::noinline]] Type TypeChecker::check_type_query(const TypeQuery &q) {
   uint64_t value = 0;
-  if (q.operand) {
+  auto *index = dyn_cast<Index>(q.operand);
+  if (auto *te = dyn_cast<TypeExpr>(index ? index->base : q.operand)) {
+    // sizeof(t) of a type handed to a macro; sizeof(t[N]): N of them.
+    Type t = resolve_type_expr(*te);
+    if (t.is_none())
+      return t;
+    const RecordLayout *layout = t.is_record() ? record_layout(t) : nullptr;
+    value = layout ? layout->size : t.size;
+    if (index) {
+      auto n = const_int(*index->index);
+      if (!n || *n < 0) {
+        diags_.error(index->index->range, "the number of elements must be a constant");
+        return Type::none();
+      }
+      value *= static_cast<uint64_t>(*n);
+    }
+  } else if (q.operand) {
     Type t = check_expr(*q.operand);
     if (t.is_none())
       return t;
+    t = natural_type(*q.operand, t);
     if (t.is_record()) {
       const RecordLayout *layout = record_layout(t);
       value = layout ? layout->size : t.size;
@@ -914,6 +975,13 @@ bool TypeChecker::constant_index_fits(const Index &x, uint64_t count, const Type
     diags_.error(x.range, "cannot index a value of type " + base.name() +
                               " (only arrays, strings, tuples and pointers)");
     return Type::none();
+  }
+  // A flexible array member (`int y[0];` ending a struct) reached through a pointer: `p.y[i]`
+  // reads past the struct's end, as in C and bpftrace, with no bound to check.
+  if (auto *fa = dyn_cast<FieldAccess>(x.base); fa && base.count == 0 && !base.elems.empty()) {
+    const Type &record = info_.type_of(fa->base);
+    if (record.is_pointer() || (record.is_record() && record.remote))
+      return expect_int(*x.index, index, "an array index") ? base.elems[0] : Type::none();
   }
   if (!expect_int(*x.index, index, "an array index") || !constant_index_fits(x, base.count, base))
     return Type::none();

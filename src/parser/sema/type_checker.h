@@ -60,6 +60,10 @@ private:
   // The type `e` (of type `t`) is stored as: `t` itself, or for a struct reached through a
   // pointer (`*p`) its bytes as a Struct value (check_struct_values.cpp); none() after an error.
   Type held_value(const ast::Expr &e, const Type &t);
+  Type struct_array(const ast::FieldAccess &fa, const FieldLayout &field, bool user_space);
+  Type resolve_type_expr(const ast::TypeExpr &te);
+  // bpftrace's type of `e` (whose rbt type is t): VarInfo::natural.
+  Type natural_type(const ast::Expr &e, const Type &t) const;
   Type struct_value_of(const Type &record, const ast::Expr &at, int depth);
   // `$s.field` of a Struct value: the field's type.
   Type struct_field(const ast::FieldAccess &fa, const Type &value);
