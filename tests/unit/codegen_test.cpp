@@ -144,7 +144,7 @@ TEST(Codegen, rstack_links_the_prebuilt_walker_object) {
     std::map<std::string, int> maps;
     bpf_map *m;
     bpf_object__for_each_map(m, obj) maps[bpf_map__name(m)]++;
-    for (const char *name : {"rbt_ruby_stacks", "rbt_ruby_frames", "rbt_ruby_scratch",
+    for (const char *name : {"rbt_ruby_stacks", "rbt_ruby_stacks_more", "rbt_ruby_frames", "rbt_ruby_scratch",
                              "rbt_ruby_procs"})
       EXPECT_EQ(maps[name], 1) << name;
     std::set<std::string> programs;
