@@ -31,6 +31,8 @@ std::string record_script(const RecordScriptOptions &o) {
   // function and only down to the root-most C method (what the merge keeps). --no-native:
   // ustack, cheaper, but it loses frames there.
   const std::string stacks = o.native ? "rstack(native)" : "rstack, ustack(perf, 127), kstack(perf, 127)";
+  // Markers carry their thread's name as BPF sees it (comm, or next_comm for the thread
+  // sched_switch brings back): by the time user space reads them the thread may be gone.
   // `mine` selects the target's events; system wide every task but the idle one.
   std::string mine = o.target.empty() ? "pid != 0" : "pid == " + o.target;
   std::string s = "// rbt record: on-CPU samples at " + std::to_string(o.hz) + " Hz";
@@ -46,7 +48,8 @@ std::string record_script(const RecordScriptOptions &o) {
     s += "  " + keep("@rbt_off", "tid", o.native) + "\n}\n";
     s += "tracepoint:sched:sched_switch /has_key(@rbt_off, (uint32)args.next_pid)/ {\n";
     s += "  $t = (uint32)args.next_pid; $o = @rbt_off[$t];\n";
-    s += "  marker(\"OffCPU\", $o.0, nsecs, $o.1, $t, $o.2, " + kept("@rbt_off", "$t", o.native) +
+    s += "  marker(\"OffCPU\", $o.0, nsecs, $o.1, $t, args.next_comm, $o.2, " +
+         kept("@rbt_off", "$t", o.native) +
          ");\n";
     s += "  delete(@rbt_off, $t); " + forget("@rbt_off", "$t", o.native) + "\n}\n";
   }
@@ -55,19 +58,19 @@ std::string record_script(const RecordScriptOptions &o) {
     s += "\n// --io: block I/O requests, issue to completion, with the issuing stacks\n";
     s += "tracepoint:block:block_rq_issue /" + mine + "/ {\n";
     s += "  $k = ((uint64)args.dev << 40) | args.sector;\n";
-    s += "  @rbt_io[$k] = (nsecs, pid, tid, args.bytes);\n";
+    s += "  @rbt_io[$k] = (nsecs, pid, tid, args.bytes, comm);\n";
     s += "  " + keep("@rbt_io", "$k", o.native) + "\n}\n";
     s += "tracepoint:block:block_rq_complete /has_key(@rbt_io, ((uint64)args.dev << 40) | "
          "args.sector)/ {\n";
     s += "  $k = ((uint64)args.dev << 40) | args.sector; $o = @rbt_io[$k];\n";
-    s += "  marker(\"BlockIO\", $o.0, nsecs, $o.1, $o.2, $o.3, args.dev, args.sector, " +
+    s += "  marker(\"BlockIO\", $o.0, nsecs, $o.1, $o.2, $o.4, $o.3, args.dev, args.sector, " +
          kept("@rbt_io", "$k", o.native) + ");\n";
     s += "  delete(@rbt_io, $k); " + forget("@rbt_io", "$k", o.native) + "\n}\n";
   }
   if (o.faults) {
     s += "\n// --faults: page faults, each an instant with its stacks\n";
     s += "software:page-faults:1 /" + mine + "/ {\n";
-    s += "  $now = nsecs; marker(\"PageFault\", $now, $now, pid, tid, " + stacks + ");\n}\n";
+    s += "  $now = nsecs; marker(\"PageFault\", $now, $now, pid, tid, comm, " + stacks + ");\n}\n";
   }
   if (o.gc) {
     s += "\n// --gc: Ruby GC phases (libruby's USDT probes)\n";
@@ -75,7 +78,7 @@ std::string record_script(const RecordScriptOptions &o) {
       std::string p = phase;
       s += "usdt:libruby:ruby:gc__" + p + "__begin { @rbt_gc_" + p + "[tid] = nsecs; }\n";
       s += "usdt:libruby:ruby:gc__" + p + "__end /@rbt_gc_" + p + "[tid]/ {\n";
-      s += "  marker(\"GC " + p + "\", @rbt_gc_" + p + "[tid], nsecs, pid, tid, rstack);\n";
+      s += "  marker(\"GC " + p + "\", @rbt_gc_" + p + "[tid], nsecs, pid, tid, comm, rstack);\n";
       s += "  delete(@rbt_gc_" + p + ", tid);\n}\n";
     }
   }

@@ -9,6 +9,8 @@
 
 #include <mutex>
 
+#include "compare_operands.h"
+
 extern "C" {
 void LLVMInitializeBPFTargetInfo();
 void LLVMInitializeBPFTarget();
@@ -69,6 +71,7 @@ void optimize(llvm::Module &module, llvm::TargetMachine &tm) {
   if (auto err = pb.parsePassPipeline(mpm, kPipeline))
     llvm::report_fatal_error(std::move(err));  // a constant string: only a build can break it
   mpm.run(module, mam);
+  give_compares_own_operands(module);  // last: no pass may merge the copies again
 }
 
 Result<std::vector<char>> emit(llvm::Module &module, llvm::TargetMachine &tm, bool assembly) {

@@ -95,6 +95,11 @@ std::string describe_timeline_event(const ActionDesc &action, const uint8_t *pay
           " end=" + std::to_string(u64(1)) + " pid=" + std::to_string(u64(2)) +
           " tid=" + std::to_string(u64(3));
     first_stack = 4;
+    if (first_stack < action.args.elems.size() && action.args.elems[first_stack].is_string()) {
+      out += " comm=" + output::load_string(action.args.elems[first_stack],
+                                            payload + action.args.offsets[first_stack]);
+      first_stack++;
+    }
     while (first_stack < action.args.elems.size() && !action.args.elems[first_stack].is_stack()) {
       out += " " + std::to_string(static_cast<int64_t>(u64(first_stack)));
       first_stack++;

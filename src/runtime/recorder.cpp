@@ -235,11 +235,13 @@ void Recorder::note_thread(uint32_t pid, uint32_t tid, const std::string &comm) 
     t.thread.tid = tid;
   }
   if (!comm.empty()) {
-    // A sample's comm is the thread's name now (threads are often named after they start).
+    // A sample's (or a marker's) comm, taken in BPF, is the thread's name at that event:
+    // threads are often named after they start, and /proc no longer has a thread that exited
+    // before user space read its events (rbt kept off the CPU).
     if (comm != t.thread.name)
       t.thread.name = comm;
   } else {
-    // A marker names no comm: read it, again now and then, since it may have been renamed
+    // A marker without a comm: read it, again now and then, since it may have been renamed
     // (a Ruby thread names itself once it runs) or exec'd (a -c child sampled before its exec
     // was still rbt) since the name was last taken, from /proc or from a sample.
     uint64_t now = clock_ns(CLOCK_MONOTONIC);
@@ -305,9 +307,16 @@ void Recorder::on_marker(const ActionDesc &action, const uint8_t *payload) {
   m.pid = static_cast<uint32_t>(u64(2));
   m.tid = static_cast<uint32_t>(u64(3));
   size_t i = 4;
+  // The thread's name as BPF saw it, when the script passes one (check_marker).
+  std::string comm;
+  if (i < args.elems.size() && args.elems[i].is_string()) {
+    comm = output::load_string(args.elems[i], payload + args.offsets[i]);
+    i++;
+  }
+  const size_t first_field = i;
   for (; i < args.elems.size() && !args.elems[i].is_stack(); i++) {
-    const char *field = kind && kind->fields[i - 4] ? kind->fields[i - 4] : nullptr;
-    std::string generic = "arg" + std::to_string(i - 4);
+    const char *field = kind && kind->fields[i - first_field] ? kind->fields[i - first_field] : nullptr;
+    std::string generic = "arg" + std::to_string(i - first_field);
     m.data.emplace_back(field ? field : generic,
                         field_text(field ? field : "", static_cast<int64_t>(u64(i))));
   }
@@ -319,7 +328,7 @@ void Recorder::on_marker(const ActionDesc &action, const uint8_t *payload) {
     stacks.value[static_cast<int>(args.elems[i].stack_kind)] = payload + args.offsets[i];
   }
   m.stack = event_frames(stacks, m.pid);
-  note_thread(m.pid, m.tid, "");
+  note_thread(m.pid, m.tid, comm);
   profile_.markers.push_back(std::move(m));
 }
 

@@ -1,8 +1,8 @@
 // rstack: the Ruby stack of the thread a probe fired on, walked inside BPF.
 //
 // Codegen calls `rbt_rstack(max_depth)`; it returns a stack id (odd) whose frames are in
-// rbt_ruby_stacks (or, for a moment, rbt_ruby_stacks_spill), and whose names and lines are in
-// rbt_ruby_frames; or an even id saying why there is no stack (RBT_RUBY_EMPTY_*: not a Ruby
+// rbt_ruby_stacks (or rbt_ruby_stacks_more, or for a moment rbt_ruby_stacks_spill), and whose
+// names and lines are in rbt_ruby_frames; or an even id saying why there is no stack (RBT_RUBY_EMPTY_*: not a Ruby
 // thread, a process user space has not inspected yet...). docs/rstack-values.md has the rest. Per sample we only walk and hash raw (iseq, pc) pairs;
 // strings and lines are read once, when a stack is new (design: ruby-stack.md §5).
 //
@@ -84,21 +84,31 @@ struct {
 } rbt_ruby_unknown RBT_RUBY_MAP;
 
 // Allocated on use: an entry is 16 KiB, most are never made.
-struct {
-  __uint(type, BPF_MAP_TYPE_HASH);
-  __uint(max_entries, 16384);
-  __uint(map_flags, BPF_F_NO_PREALLOC);
-  __type(key, __u64);
-  __type(value, struct rbt_ruby_stack);
-} rbt_ruby_stacks RBT_RUBY_MAP;
+#define RBT_RUBY_STACKS_MAP(name)                                                                  \
+  struct {                                                                                         \
+    __uint(type, BPF_MAP_TYPE_HASH);                                                               \
+    __uint(max_entries, 16384);                                                                    \
+    __uint(map_flags, BPF_F_NO_PREALLOC);                                                          \
+    __type(key, __u64);                                                                            \
+    __type(value, struct rbt_ruby_stack);                                                          \
+  } name RBT_RUBY_MAP
+
+RBT_RUBY_STACKS_MAP(rbt_ruby_stacks);
 
 // Where a new stack goes when rbt_ruby_stacks cannot allocate its entry. That map allocates
 // from a per-CPU cache that keeps about one free 16 KiB element (the kernel's watermarks for
 // large elements) and is refilled by irq_work, which cannot run while a perf-event or other
 // irqs-off program runs: the second new stack of one such run (two rstacks of different depths
-// in one probe) failed with ENOMEM and printed as "[unknown Ruby stack]". This map is
-// preallocated, so an insert here cannot fail for memory; user space moves its entries into
-// rbt_ruby_stacks (where a syscall's allocation is refilled at once) on every poll.
+// in one probe) failed with ENOMEM and printed as "[unknown Ruby stack]". Every map has a cache
+// of its own, so this second allocating map takes the second new stack of a run; it is never
+// drained and needs no hurry from user space.
+RBT_RUBY_STACKS_MAP(rbt_ruby_stacks_more);
+
+// The third and later new stacks of one run: this map is preallocated, so an insert here cannot
+// fail for memory; user space moves its entries into rbt_ruby_stacks (where a syscall's
+// allocation is refilled at once) on every poll. Alone (before rbt_ruby_stacks_more) it took
+// the second new stack of every sample, and a user space kept off the CPU for some 60 ms (a
+// loaded machine) let it fill: the stacks after were lost, "[unknown Ruby stack]".
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
   __uint(max_entries, RBT_RUBY_SPILL_STACKS);
@@ -112,6 +122,17 @@ struct {
   __type(key, struct rbt_ruby_frame_key);
   __type(value, struct rbt_ruby_frame);
 } rbt_ruby_frames RBT_RUBY_MAP;
+
+// The recorded stack `id` names, in whichever of the three maps holds it (the main one first:
+// a known stack costs one lookup).
+static __always_inline struct rbt_ruby_stack *stored_stack(__u64 *id) {
+  struct rbt_ruby_stack *st = bpf_map_lookup_elem(&rbt_ruby_stacks, id);
+  if (!st)
+    st = bpf_map_lookup_elem(&rbt_ruby_stacks_more, id);
+  if (!st)
+    st = bpf_map_lookup_elem(&rbt_ruby_stacks_spill, id);
+  return st;
+}
 
 // Per-CPU scratch: the BPF stack has 512 bytes, a stack record alone is 16 KiB.
 #define BATCH 8
@@ -563,13 +584,14 @@ static __always_inline __u64 stack_id(struct scratch *s) {
 }
 
 static __always_inline int stack_known(__u64 *id) {
-  return bpf_map_lookup_elem(&rbt_ruby_stacks, id) || bpf_map_lookup_elem(&rbt_ruby_stacks_spill, id);
+  return stored_stack(id) != 0;
 }
 
-// Records a new stack; when the allocating map is out of free elements for now, in the
-// preallocated spill map (see rbt_ruby_stacks_spill).
+// Records a new stack; when the allocating maps are out of free elements for now, in the
+// preallocated spill map (see rbt_ruby_stacks_more and rbt_ruby_stacks_spill).
 static __always_inline void store_stack(struct scratch *s, __u64 *id) {
-  if (bpf_map_update_elem(&rbt_ruby_stacks, id, &s->stack, BPF_NOEXIST) == -RBT_ENOMEM)
+  if (bpf_map_update_elem(&rbt_ruby_stacks, id, &s->stack, BPF_NOEXIST) == -RBT_ENOMEM &&
+      bpf_map_update_elem(&rbt_ruby_stacks_more, id, &s->stack, BPF_NOEXIST) == -RBT_ENOMEM)
     bpf_map_update_elem(&rbt_ruby_stacks_spill, id, &s->stack, BPF_NOEXIST);
 }
 
@@ -708,9 +730,7 @@ static __always_inline __u64 anchor_of(struct anchor_scan *cp, __u64 id) {
     c.st = &c.s->stack;
     cut = c.s->rest != 0;
   } else {
-    c.st = bpf_map_lookup_elem(&rbt_ruby_stacks, &id);
-    if (!c.st)
-      c.st = bpf_map_lookup_elem(&rbt_ruby_stacks_spill, &id);
+    c.st = stored_stack(&id);
     if (!c.st)
       return 0;
     cut = c.st->truncated != 0;
@@ -783,9 +803,7 @@ __u64 rbt_rstack_reference(__u64 max_depth) {
 static __always_inline struct rbt_ruby_frame *frame_at(__u64 id, __s64 index) {
   if (!(id & 1))
     return 0;
-  struct rbt_ruby_stack *st = bpf_map_lookup_elem(&rbt_ruby_stacks, &id);
-  if (!st)
-    st = bpf_map_lookup_elem(&rbt_ruby_stacks_spill, &id);
+  struct rbt_ruby_stack *st = stored_stack(&id);
   if (!st)
     return 0;
   __s64 count = st->count, i = index;
@@ -876,9 +894,7 @@ __u64 rbt_rstack_contains(__u64 id, const char *needle, __u64 n_size) {
   if (!(id & 1))
     return 0;
   struct label_scan c = {.needle = needle, .n_size = n_size};
-  c.st = bpf_map_lookup_elem(&rbt_ruby_stacks, &id);
-  if (!c.st)
-    c.st = bpf_map_lookup_elem(&rbt_ruby_stacks_spill, &id);
+  c.st = stored_stack(&id);
   if (!c.st)
     return 0;
   bpf_loop(c.st->count, frame_matches, &c, 0);

@@ -248,6 +248,14 @@ TEST(Sema, timeline_builtins_take_stacks_and_integer_fields) {
   EXPECT_NE(many.errors().find("at most four integer fields"), std::string::npos);
   Checked str("BEGIN { marker(\"x\", 1, 2, 3, \"t\"); }");
   EXPECT_NE(str.errors().find("marker()'s tid must be an integer"), std::string::npos);
+  // A string right after tid is the thread's name (taken in BPF); anywhere else an error.
+  Checked named("profile:hz:99 { marker(\"x\", 1, 2, 3, 4, comm, 5, kstack); "
+                "marker(\"y\", 1, 2, 3, 4, \"worker\"); }");
+  EXPECT_TRUE(named.ok) << named.errors();
+  Checked late_name("BEGIN { marker(\"x\", 1, 2, 3, 4, 5, comm); }");
+  EXPECT_NE(late_name.errors().find("marker()'s thread name is the argument right after tid"),
+            std::string::npos)
+      << late_name.errors();
   // nstack is the native stack in place of ustack: one of the two, and the mixed stack is
   // the recorder's own merge, so not an argument.
   Checked exact("profile:hz:99 { sample(rstack, nstack, kstack); "

@@ -74,10 +74,12 @@ Type TypeChecker::check_sample(const Call &call) {
   return ok ? Type::void_type() : Type::none();
 }
 
-// marker("NAME", start, end, pid, tid[, int...][, stack...]): an interval (end == start: an
-// instant) of thread `tid` with up to four integer fields and its stacks. Times are nsecs
-// values; the thread is explicit because intervals such as off-CPU time end in another task's
-// context (sched_switch runs in the task that leaves the CPU).
+// marker("NAME", start, end, pid, tid[, name][, int...][, stack...]): an interval (end ==
+// start: an instant) of thread `tid` with up to four integer fields and its stacks. Times are
+// nsecs values; the thread is explicit because intervals such as off-CPU time end in another
+// task's context (sched_switch runs in the task that leaves the CPU). `name`, a string right
+// after tid, is the thread's name (comm, or sched_switch's next_comm): taken in BPF it names
+// the thread even when user space reads the event after the thread has exited.
 Type TypeChecker::check_marker(const Call &call) {
   bool ok = expect_literal(*call.args[0], "marker()'s name") != nullptr;
   static const char *kFixed[] = {"start", "end", "pid", "tid"};
@@ -95,6 +97,8 @@ Type TypeChecker::check_marker(const Call &call) {
       ok = expect_int(a, t, std::string("marker()'s ") + kFixed[i - 1]) && ok;
       continue;
     }
+    if (i == 5 && t.is_string())
+      continue;  // the thread's name
     if (t.is_stack()) {
       if (!take_slots(t.stack_kind, seen)) {
         diags_.error(a.range, "marker() takes one " + one_of(t.stack_kind));
@@ -102,7 +106,9 @@ Type TypeChecker::check_marker(const Call &call) {
       }
       stacks = true;
     } else if (!t.is_scalar()) {
-      diags_.error(a.range, "marker()'s fields must be integers or stacks, not " + t.name());
+      diags_.error(a.range, t.is_string()
+                                ? "marker()'s thread name is the argument right after tid"
+                                : "marker()'s fields must be integers or stacks, not " + t.name());
       ok = false;
     } else if (stacks) {
       diags_.error(a.range, "marker()'s integer fields come before its stacks");

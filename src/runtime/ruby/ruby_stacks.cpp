@@ -52,7 +52,8 @@ std::unique_ptr<RubyStacks> RubyStacks::open(bpf_object *obj, bool verbose) {
 RubyStacks::RubyStacks(bpf_object *obj, bool verbose)
     : verbose_(verbose), layouts_fd_(map_fd(obj, "rbt_ruby_layouts")),
       procs_fd_(map_fd(obj, "rbt_ruby_procs")), unknown_fd_(map_fd(obj, "rbt_ruby_unknown")),
-      stacks_fd_(map_fd(obj, "rbt_ruby_stacks")), spill_fd_(map_fd(obj, "rbt_ruby_stacks_spill")),
+      stacks_fd_(map_fd(obj, "rbt_ruby_stacks")), more_fd_(map_fd(obj, "rbt_ruby_stacks_more")),
+      spill_fd_(map_fd(obj, "rbt_ruby_stacks_spill")),
       frames_fd_(map_fd(obj, "rbt_ruby_frames")),
       born_fd_(map_fd(obj, "rbt_ruby_born")), epoch_fd_(map_fd(obj, "rbt_ruby_epoch")),
       discovery_(RubyDiscovery::open(obj, verbose)) {}
@@ -415,6 +416,7 @@ std::vector<profile::Frame> RubyStacks::frame_records(uint64_t stack_id, uint32_
   }
   auto stack = std::make_unique<rbt_ruby_stack>();
   if (bpf_map_lookup_elem(stacks_fd_, &stack_id, stack.get()) != 0 &&
+      bpf_map_lookup_elem(more_fd_, &stack_id, stack.get()) != 0 &&
       bpf_map_lookup_elem(spill_fd_, &stack_id, stack.get()) != 0) {
     add(Frame{FrameKind::Truncated, "[unknown Ruby stack]", "", 0, ""});
     return out;

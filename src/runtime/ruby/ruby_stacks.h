@@ -69,7 +69,7 @@ private:
   }
 
   bool verbose_;
-  int layouts_fd_, procs_fd_, unknown_fd_, stacks_fd_, spill_fd_, frames_fd_, born_fd_;
+  int layouts_fd_, procs_fd_, unknown_fd_, stacks_fd_, more_fd_, spill_fd_, frames_fd_, born_fd_;
   // rbt_ruby_epoch's user-space counter: moved after every write of rbt_ruby_procs, so BPF
   // drops its per-CPU copies of records (stdlib/bpf/ruby_stack.bpf.c).
   int epoch_fd_;
