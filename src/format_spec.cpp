@@ -67,7 +67,9 @@ ParsedFormat parse_format(const std::string &f) {
       return out;
     }
     char c = f[j];
-    if (!strchr("diuxXocspr", c)) {
+    // %gr: GFP flags by name (bpftrace's); %g alone is no conversion rbt has (no floats).
+    bool gfp = c == 'g' && j + 1 < f.size() && f[j + 1] == 'r';
+    if (!gfp && !strchr("diuxXocspr", c)) {
       out.error = std::string("unknown conversion '%") + c + "'";
       return out;
     }
@@ -75,6 +77,8 @@ ParsedFormat parse_format(const std::string &f) {
     cur.conversion = c;
     // bpftrace's buffer conversions put their modifier after the letter: %rx, %rh.
     if (c == 'r' && j + 1 < f.size() && (f[j + 1] == 'x' || f[j + 1] == 'h'))
+      cur.buffer_mode = f[++j];
+    if (gfp)
       cur.buffer_mode = f[++j];
     out.pieces.push_back(std::move(cur));
     cur = FormatPiece{};

@@ -12,8 +12,11 @@ namespace rbt {
 struct FormatPiece {
   std::string literal;     // text printed before the conversion ("%%" already folded)
   std::string spec;        // the C conversion with flags/width/precision, no length modifier
-  char conversion = 0;     // 'd' 'i' 'u' 'x' 'X' 'o' 'c' 's' 'p' 'r', or 0 for trailing text only
-  char buffer_mode = 0;    // 'r' only: 'x' for %rx (every byte as \xNN), 'h' for %rh ("0a fe")
+  // 'd' 'i' 'u' 'x' 'X' 'o' 'c' 's' 'p' 'r', 'g' (%gr: GFP flags by name, an integer), or 0
+  // for trailing text only
+  char conversion = 0;
+  // 'r': 'x' for %rx (every byte as \xNN), 'h' for %rh ("0a fe"); 'g': 'r' (%gr)
+  char buffer_mode = 0;
   // Integer conversions: the bits of the value printed, from the C length modifier: hh 8, h 16,
   // none 32 (C's int, as bpftrace: %d of 2^32 + 1 prints 1), l ll j z t 64.
   unsigned int_bits = 64;

@@ -99,6 +99,7 @@ sema::Environment MachineTypes::environment(const Options &options) {
   env.kernel_struct = [this](const std::string &name) { return kernel_.find_struct(name); };
   env.raw_tracepoint_args = [this](const ProbeDesc &p) { return kernel_.raw_tracepoint_args(p.func); };
   env.kernel_enum = [this](const std::string &name) { return kernel_.find_enum_value(name); };
+  env.kernel_percpu_var = [this](const std::string &name) { return kernel_.find_var(name); };
   env.kernel_symbol = [](const std::string &name) {
     return runtime::KernelSymbols::address_of(name);
   };

@@ -23,8 +23,19 @@ const char *probe_kind_name(ProbeKind kind) {
   case ProbeKind::Hardware: return "hardware";
   case ProbeKind::SelfSignal: return "self";
   case ProbeKind::Bench: return "bench";
+  case ProbeKind::Iter: return "iter";
   }
   return "?";
+}
+
+const std::vector<std::string> &iterator_names() {
+  static const std::vector<std::string> names = {"task", "task_file", "task_vma"};
+  return names;
+}
+
+bool is_iterator(const std::string &name) {
+  const auto &names = iterator_names();
+  return std::find(names.begin(), names.end(), name) != names.end();
 }
 
 const char *probe_type_name(ProbeKind kind) {

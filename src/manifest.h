@@ -28,9 +28,14 @@ enum class ProbeKind : uint8_t {
   Hardware,
   SelfSignal,  // self:signal:SIGUSR1: run (as BEGIN is) each time rbt receives the signal
   Bench,       // bench:NAME: with --mode bench, run repeatedly and timed (an XDP program)
+  Iter,        // iter:task[:pin]: a BPF iterator, run once over every object by reading it
 };
 
-const char *probe_kind_name(ProbeKind kind);  // "tracepoint", "BEGIN", ...
+const char *probe_kind_name(ProbeKind kind);
+// The iterators `iter:` probes take (bpftrace's: task, task_file, task_vma); each one's
+// context is the kernel's `struct bpf_iter__<name>`.
+const std::vector<std::string> &iterator_names();
+bool is_iterator(const std::string &name);  // "tracepoint", "BEGIN", ...
 // What the `probetype` builtin gives, as bpftrace names probe types: BEGIN and END "special".
 const char *probe_type_name(ProbeKind kind);
 

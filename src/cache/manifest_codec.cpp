@@ -175,7 +175,7 @@ std::optional<Manifest> read_manifest(ByteReader &r) {
   for (uint32_t i = 0; i < n && !r.failed(); i++) {
     ProbeDesc p;
     uint8_t kind = r.u8();
-    if (kind > static_cast<uint8_t>(ProbeKind::Bench))
+    if (kind > static_cast<uint8_t>(ProbeKind::Iter))
       r.fail();
     p.kind = static_cast<ProbeKind>(kind);
     p.name = r.str();

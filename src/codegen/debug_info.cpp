@@ -96,6 +96,31 @@ llvm::GlobalVariable *DebugInfo::define_counter(const std::string &name) {
   return gv;
 }
 
+llvm::GlobalVariable *DebugInfo::declare_ksym(const FieldLayout &var) {
+  if (auto *existing = module_.getNamedGlobal(var.name))
+    return existing;
+  auto *i8 = llvm::Type::getInt8Ty(module_.getContext());
+  auto *gv = new llvm::GlobalVariable(module_, i8, true, llvm::GlobalValue::ExternalLinkage,
+                                      nullptr, var.name);
+  gv->setSection(".ksyms");
+  // libbpf checks the local type against the kernel's only by kind (any integer matches an
+  // integer, any struct a struct), so the name and size are enough.
+  llvm::DIType *type =
+      var.kind == FieldLayout::Kind::Record
+          ? static_cast<llvm::DIType *>(dib_.createStructType(
+                cu_, var.type_name, file_, 0, uint64_t(var.size) * 8, 0, llvm::DINode::FlagZero,
+                nullptr, dib_.getOrCreateArray({})))
+          : dib_.createBasicType(var.type_name.empty() ? "long" : var.type_name,
+                                 uint64_t(var.size) * 8,
+                                 var.is_signed ? llvm::dwarf::DW_ATE_signed
+                                               : llvm::dwarf::DW_ATE_unsigned);
+  auto *expr = dib_.createGlobalVariableExpression(cu_, var.name, "", file_, 0, type, false,
+                                                   /*isDefined=*/false);
+  gv->addDebugInfo(expr);
+  globals_.push_back(expr);
+  return gv;
+}
+
 llvm::GlobalVariable *DebugInfo::define_license() {
   auto *init = llvm::ConstantDataArray::getString(module_.getContext(), "GPL");
   auto *gv = new llvm::GlobalVariable(module_, init->getType(), true,

@@ -10,6 +10,8 @@
 
 #include <string>
 
+#include "record_layout.h"
+
 namespace rbt::codegen {
 
 class DebugInfo {
@@ -39,6 +41,9 @@ public:
   // `unsigned long long fn(unsigned long long, ...)` with `params` arguments, as clang
   // describes it, for the static linker to match against the definition's BTF.
   void describe_extern(llvm::Function &fn, unsigned params);
+  // `extern T name __ksym;`: a kernel variable libbpf resolves by its BTF (typed: an integer or
+  // a struct as `var` describes it); declared once per name.
+  llvm::GlobalVariable *declare_ksym(const FieldLayout &var);
   void finalize();
 
 private:

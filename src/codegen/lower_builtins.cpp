@@ -235,6 +235,8 @@ void Lowering::emit_event(uint64_t id, const std::vector<const Expr *> &args, co
 }
 
 void Lowering::send_event(llvm::Value *event, uint64_t size, bool wakeup) {
+  if (probe_->kind == ProbeKind::Iter)
+    return send_iter_event(event, size);
   llvm::Value *rc =
       b_.ringbuf_output(resources_.ringbuf(), event, size, wakeup ? 0 : BPF_RB_NO_WAKEUP);
   // A full ring buffer drops the event and returns -EAGAIN (its only error with flags 0); the
@@ -248,6 +250,22 @@ void Lowering::send_event(llvm::Value *event, uint64_t size, bool wakeup) {
                      llvm::Align(8), llvm::AtomicOrdering::Monotonic);
   b_.CreateBr(done);
   b_.SetInsertPoint(done);
+}
+
+// An iterator's events go into the iterator's own output (its seq_file, which rbt reads to run
+// the iterator), each after its length in 4 bytes: in the order the objects are visited, and
+// with nothing lost, since the kernel gives a full output buffer back to the reader and runs
+// the probe again for that object. ctx->meta->seq is where the output goes.
+void Lowering::send_iter_event(llvm::Value *event, uint64_t size) {
+  llvm::Value *meta = b_.CreateLoad(b_.getPtrTy(), ctx());
+  llvm::Value *seq = b_.CreateLoad(b_.getPtrTy(), meta);
+  // Two writes: when the second finds the buffer full, the kernel drops what the object wrote
+  // and runs it again with room, so a length never comes without its event.
+  llvm::Value *length = b_.stack_slot(8, "iter_event_length");
+  b_.CreateStore(b_.getInt64(size), length);
+  b_.call_helper(BPF_FUNC_seq_write, b_.getInt64Ty(), {seq, length, b_.getInt32(8)});
+  b_.call_helper(BPF_FUNC_seq_write, b_.getInt64Ty(),
+                 {seq, event, b_.getInt32(static_cast<uint32_t>(size))});
 }
 
 llvm::Value *Lowering::lower_printf(const Call &call) {
@@ -521,6 +539,23 @@ llvm::Value *Lowering::lower_args(const Builtin &) { return ctx(); }
 
 llvm::Value *Lowering::lower_kaddr(const Call &call) {
   return b_.getInt64(sema_.constants.at(&call));
+}
+
+// The variable is an extern in .ksyms that libbpf points at the kernel's (by BTF): the
+// helpers want that typed per-CPU pointer, not an address.
+llvm::Value *Lowering::lower_percpu_kaddr(const Call &call) {
+  const FieldLayout &var = sema_.percpu_vars.at(&call);
+  llvm::GlobalVariable *sym = debug_info_.declare_ksym(var);
+  llvm::Value *ptr =
+      call.args.size() == 2
+          ? b_.call_helper(BPF_FUNC_per_cpu_ptr, b_.getPtrTy(), {sym, lower_expr(*call.args[1])})
+          : b_.call_helper(BPF_FUNC_this_cpu_ptr, b_.getPtrTy(), {sym});
+  return b_.CreatePtrToInt(ptr, b_.getInt64Ty());
+}
+
+llvm::Value *Lowering::lower_socket_cookie(const Call &call) {
+  tracing_program_ = true;  // the helper exists for tp_btf programs, not raw_tp ones
+  return b_.call_helper(BPF_FUNC_get_socket_cookie, b_.getInt64Ty(), {lower_expr(*call.args[0])});
 }
 
 llvm::Value *Lowering::lower_uaddr(const Call &call) {

@@ -21,6 +21,8 @@ std::string section_for(const ProbeDesc &p) {
   case ProbeKind::Bench:
     // BPF_PROG_TEST_RUN repeats and times XDP programs (not raw_tp ones), as bpftrace's bench.
     return "xdp";
+  case ProbeKind::Iter:
+    return "iter/" + p.target;  // a tracing program libbpf loads for the kernel's iterator
   case ProbeKind::Tracepoint:
     return "tracepoint/" + p.target + "/" + p.func;
   case ProbeKind::RawTracepoint:
@@ -69,6 +71,7 @@ void Lowering::lower_probe(const ast::Probe &probe, const ProbeDesc &desc, unsig
   loops_.clear();
   pages_.clear();
   returned_ = nullptr;
+  tracing_program_ = false;
   b_.reset_stack_bytes();
 
   auto *sp = debug_info_.describe_function(*fn_, probe.range.line);
@@ -110,6 +113,12 @@ void Lowering::lower_probe(const ast::Probe &probe, const ProbeDesc &desc, unsig
                                         config_field(offsetof(RuntimeConfig, filter_pid)));
     return_unless(mine, "target_process", "other_process");
   }
+  // The kernel runs an iterator once more after the last object, with a null object (its
+  // `task`, the field after `meta`), to say the walk is over: bpftrace's probe does not run then.
+  if (desc.kind == ProbeKind::Iter) {
+    llvm::Value *object = b_.CreateLoad(b_.getPtrTy(), b_.byte_ptr(ctx_, 8));
+    return_unless(b_.CreateIsNotNull(object), "iter_object", "iter_done");
+  }
   if (probe.predicate) {
     llvm::Value *cond = lower_expr(*probe.predicate);
     return_unless(b_.CreateICmpNE(cond, b_.getInt64(0)), "body", "skip");
@@ -117,6 +126,9 @@ void Lowering::lower_probe(const ast::Probe &probe, const ProbeDesc &desc, unsig
   lower_block(*probe.body);
   if (!b_.GetInsertBlock()->getTerminator())
     b_.CreateRet(b_.getInt32(0));
+  // Its context is the same u64 array; the runtime attaches it as the program type says.
+  if (tracing_program_ && desc.kind == ProbeKind::RawTracepoint)
+    fn_->setSection("tp_btf/" + desc.func);
   finish_scratch_pages();
 }
 

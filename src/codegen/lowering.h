@@ -64,6 +64,9 @@ private:
   void lower_for(const ast::For &stmt);
   // `for` over a map or a range: the body becomes a callback (lower_loop_callback.cpp).
   void lower_loop_callback(const ast::For &stmt, bool is_range);
+  // The probe calls a helper only BTF-typed tracing programs have (socket_cookie): a
+  // rawtracepoint probe then loads as tp_btf/EVENT instead of raw_tp/EVENT.
+  bool tracing_program_ = false;
   bool in_callback_ = false;  // lowering a loop body: `exit()`/`return` end the iteration
   // The probe's "a loop body returned" flag (an i64 slot), shared with every callback through
   // its context: after a loop, a set flag returns from the probe (or from the enclosing loop's
@@ -182,6 +185,8 @@ private:
   // `wakeup` false: the reader is not woken (the session drains the buffer every few ms when
   // it has a timeline); a wakeup per event would be most of a 999 Hz sample's cost.
   void send_event(llvm::Value *event, uint64_t size, bool wakeup = true);
+  // send_event in an iter: probe: the event goes to the iterator's output, after its length.
+  void send_iter_event(llvm::Value *event, uint64_t size);
   void emit_event(uint64_t id, const std::vector<const ast::Expr *> &args, const Type &layout,
                   bool wakeup = true);
   // Registers `action` with a payload of `args` (in their storage types) and sends its event

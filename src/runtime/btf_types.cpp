@@ -160,6 +160,18 @@ const RecordLayout *KernelTypes::raw_tracepoint_args(const std::string &event) {
   return (cache_[name] = std::move(layout)).get();
 }
 
+std::optional<FieldLayout> KernelTypes::find_var(const std::string &name) {
+  if (!load())
+    return std::nullopt;
+  int id = btf__find_by_name_kind(btf_, name.c_str(), BTF_KIND_VAR);
+  const btf_type *t = id > 0 ? btf__type_by_id(btf_, static_cast<uint32_t>(id)) : nullptr;
+  if (!t)
+    return std::nullopt;
+  FieldLayout f = describe(btf_, t->type, 0);
+  f.name = name;
+  return f;
+}
+
 std::optional<int64_t> KernelTypes::find_enum_value(const std::string &name) {
   if (!load())
     return std::nullopt;

@@ -27,6 +27,9 @@ public:
   // The value of an enumerator of a kernel enum (TCP_SYN_SENT, SKB_DROP_REASON_...), as
   // bpftrace resolves such names from BTF.
   std::optional<int64_t> find_enum_value(const std::string &name);
+  // The type of the kernel variable `name` (its BTF VAR: per-CPU variables), for
+  // percpu_kaddr().
+  std::optional<FieldLayout> find_var(const std::string &name);
   // `args` of rawtracepoint:event: the parameters of the kernel's __bpf_trace_<event> (after its
   // `void *__data`), each a u64 of the context at 8 * its position, named as the kernel names
   // it; an integer is read as the whole u64 (the context allows no narrower loads). Null when

@@ -44,6 +44,9 @@ public:
   // Events dropped by a drain with discard_late (printed by no one: the caller says so).
   uint64_t discarded() const { return discarded_; }
 
+  // Carries out one event that came another way than the ring buffer (an iterator's output).
+  void deliver(const uint8_t *data, size_t size) { handle(data, size); }
+
   bool exit_requested() const { return exit_requested_; }
   // exit(code) as the exit flag tells it (its event may be late, or lost to a full ring
   // buffer); the first exit wins, as for the event.

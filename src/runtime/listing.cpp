@@ -5,6 +5,7 @@
 #include <set>
 #include <vector>
 
+#include "manifest.h"
 #include "perf_events.h"
 #include "symbols/elf_file.h"
 #include "symbols/library_resolver.h"
@@ -22,7 +23,7 @@ struct TypeName {
 const TypeName kTypes[] = {
     {"tracepoint", "t"}, {"rawtracepoint", "rt"}, {"software", "s"}, {"hardware", "h"},
     {"uprobe", "u"},     {"uretprobe", "ur"},     {"usdt", "U"},   {"interval", "i"},
-    {"profile", "p"},
+    {"profile", "p"},    {"iter", "it"},
 };
 
 bool matches(const std::string &glob, const std::string &text) {
@@ -103,6 +104,18 @@ public:
       std::string name = std::string(type) + ":" + unit + ":";
       if (wanted(name))
         fprintf(out_, "%s\n", name.c_str());
+    }
+  }
+
+  // iter:NAME, and with -v the fields of its `ctx` (struct bpf_iter__NAME).
+  void iterators() {
+    for (const std::string &it : iterator_names()) {
+      std::string name = "iter:" + it;
+      if (!wanted(name))
+        continue;
+      fprintf(out_, "%s\n", name.c_str());
+      if (verbose_)
+        (void)list_kernel_struct("struct bpf_iter__" + it, out_);
     }
   }
 
@@ -222,6 +235,8 @@ Status list_probes(const std::string &patterns, pid_t pid, bool verbose, std::FI
     lister.perf_events(type == "hardware");
   else if (type == "interval" || type == "profile")
     lister.timers(type.c_str());
+  else if (type == "iter")
+    lister.iterators();
   else {
     s = lister.tracepoints();
     if (s)
@@ -230,6 +245,7 @@ Status list_probes(const std::string &patterns, pid_t pid, bool verbose, std::FI
     lister.perf_events(true);
     lister.timers("interval");
     lister.timers("profile");
+    lister.iterators();
     // With -p: the uprobes and USDT probes of every file the process maps.
     if (s && pid > 0)
       s = lister.uprobes("uprobe", "*", "");

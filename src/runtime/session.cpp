@@ -383,8 +383,11 @@ Status Session::attach() {
       continue;
     if (!links)
       return links.error();
-    for (auto &l : *links)
+    for (auto &l : *links) {
+      if (p.kind == ProbeKind::Iter)
+        iterators_.push_back(l.get());
       links_.push_back(std::move(l));
+    }
   }
   if (!child_.exited() && child_.pid() > 0)
     if (auto s = child_.release(); !s)
@@ -471,6 +474,13 @@ Status Session::run() {
       return s;
     stop = true;
   }
+  // iter: probes run now, once over every object, and then the session ends (as in bpftrace).
+  if (!iterators_.empty()) {
+    if (!stop)
+      if (auto s = run_iterators(); !s)
+        return s;
+    stop = true;
+  }
   while (!stop) {
     epoll_event ready[3];
     // rstack learns about Ruby processes by polling: every 2 ms while a -c child is becoming
@@ -542,6 +552,32 @@ Status Session::run() {
   close(sfd);
   if (pidfd >= 0)
     close(pidfd);
+  return Ok{};
+}
+
+// Reads each iterator to its end and carries out what its program wrote: events, each after
+// its length in 8 bytes (Lowering::send_iter_event). The kernel has run the program over every
+// object by then, so all of it prints even after an exit(), as bpftrace prints its iterator's
+// whole output.
+Status Session::run_iterators() {
+  for (bpf_link *link : iterators_) {
+    auto out = read_iterator(link);
+    if (!out)
+      return out.error();
+    drain_events();  // what went through the ring buffer (new processes) comes first
+    const auto *bytes = reinterpret_cast<const uint8_t *>(out->data());
+    size_t at = 0;
+    while (at + 8 <= out->size()) {
+      uint64_t size;
+      memcpy(&size, bytes + at, 8);
+      if (size > out->size() - at - 8)
+        break;
+      events_->deliver(bytes + at + 8, size);
+      at += 8 + size;  // exit() ends the session after the iterators, whose output is kept
+    }
+    drain_events();
+    writer_->flush();
+  }
   return Ok{};
 }
 

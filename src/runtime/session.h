@@ -88,6 +88,8 @@ public:
 private:
   bpf_program *program_for(const ProbeDesc &probe);
   Status run_benchmarks();  // --mode bench
+  Status run_iterators();   // iter: probes
+  std::vector<bpf_link *> iterators_;  // the links of iter: probes (owned by links_)
   // missing_probes = warn|ignore: whether probe `p`, which failed with `e`, is skipped (saying
   // so once under warn) rather than ending the run.
   bool skip_missing(const ProbeDesc &p, const Error &e);

@@ -24,7 +24,15 @@ Type TypeChecker::check_nsecs(const Builtin &) { return u64(); }
 Type TypeChecker::check_cgroup(const Builtin &) { return u64(); }
 // A task_struct pointer when the kernel's BTF describes it, else a plain address.
 // Kernel memory whose layout depends on the probe: cast it to a struct pointer to read it.
-Type TypeChecker::check_ctx(const Builtin &) { return Type::pointer(Type::none(), false); }
+// In an iter: probe it is the iterator's `struct bpf_iter__<name>` (ctx.task, ctx.file, ...),
+// as bpftrace types it.
+Type TypeChecker::check_ctx(const Builtin &) {
+  const auto &probes = info_.probes[probe_];
+  if (!probes.empty() && probes.front().kind == ProbeKind::Iter)
+    if (const RecordLayout *it = find_struct("bpf_iter__" + probes.front().target))
+      return Type::pointer(Type::record_of(it->name, it->size, true, false), false);
+  return Type::pointer(Type::none(), false);
+}
 
 Type TypeChecker::check_curtask(const Builtin &) {
   const RecordLayout *task = env_.kernel_struct ? env_.kernel_struct("task_struct") : nullptr;
@@ -524,6 +532,61 @@ Type TypeChecker::check_kaddr(const Call &call) {
   }
   info_.constants[&call] = *addr;
   return Type::integer(64, false);
+}
+
+// percpu_kaddr("var"[, cpu]): the address of a per-CPU kernel variable on this CPU, or on
+// `cpu`, as bpftrace: a pointer to the variable's type from the kernel's BTF, so
+// *percpu_kaddr("process_counts", 0) reads it and a struct's fields are reachable.
+Type TypeChecker::check_percpu_kaddr(const Call &call) {
+  auto name = literal_text(*call.args[0]);
+  if (!name) {
+    diags_.error(call.args[0]->range, "percpu_kaddr() takes a variable name as a string literal");
+    return Type::none();
+  }
+  if (call.args.size() == 2) {
+    Type cpu = check_expr(*call.args[1]);
+    if (!expect_int(*call.args[1], cpu, "percpu_kaddr()'s cpu"))
+      return Type::none();
+  }
+  auto var = env_.kernel_percpu_var ? env_.kernel_percpu_var(*name) : std::nullopt;
+  if (!var) {
+    diags_.error(call.args[0]->range, "percpu_kaddr(): the kernel's BTF has no per-CPU variable '" +
+                                          *name + "'");
+    return Type::none();
+  }
+  if (var->kind != FieldLayout::Kind::Int && var->kind != FieldLayout::Kind::Record) {
+    diags_.error(call.args[0]->range, "percpu_kaddr(): '" + *name + "' is a " + var->type_name +
+                                          "; rbt reads per-CPU integers and structs");
+    return Type::none();
+  }
+  // The verifier finds the variable's address by name in kallsyms, which lists per-CPU
+  // variables only with CONFIG_KALLSYMS_ALL: say so here rather than through its log.
+  if (env_.kernel_symbol && !env_.kernel_symbol(*name)) {
+    diags_.error(call.args[0]->range,
+                 "percpu_kaddr(): the kernel cannot give BPF programs the address of '" + *name +
+                     "': it is not in /proc/kallsyms (a kernel built without CONFIG_KALLSYMS_ALL)");
+    return Type::none();
+  }
+  var->name = *name;
+  info_.percpu_vars[&call] = *var;
+  return Type::pointer(field_type(*var, true, false), false);
+}
+
+// socket_cookie(sk): a socket's cookie, 0 for a null socket, as bpftrace. The kernel gives
+// the helper to BTF-typed tracing programs only, with the socket as the probe got it: in rbt
+// that is a rawtracepoint probe (it then loads as one, tp_btf), with `args.sk` or `argN`.
+Type TypeChecker::check_socket_cookie(const Call &call) {
+  Type t = check_expr(*call.args[0]);
+  if (!expect_int(*call.args[0], t, "socket_cookie()'s socket"))
+    return Type::none();
+  for (auto &p : info_.probes[probe_])
+    if (p.kind != ProbeKind::RawTracepoint) {
+      diags_.error(call.range, std::string("socket_cookie() needs a rawtracepoint probe (the "
+                                           "kernel allows it in tracing programs), not ") +
+                                   probe_kind_name(p.kind));
+      return Type::none();
+    }
+  return u64();
 }
 
 // uaddr("sym"): a symbol's address in the probed binary as linked (its ELF st_value, as

@@ -31,6 +31,7 @@ const KindName kKinds[] = {
     {"hardware", "h", ProbeKind::Hardware},
     {"self", "self", ProbeKind::SelfSignal},
     {"bench", "bench", ProbeKind::Bench},
+    {"iter", "it", ProbeKind::Iter},
 };
 
 // Split at `sep`, except inside double quotes (uprobe:/bin/app:"ns::f" is three parts); the
@@ -177,6 +178,18 @@ ProbeSpecResult parse_probe_spec(const std::string &text) {
     // bpftrace's micro benchmarks: run only with --mode bench, named by the second part.
     if (need(2, "bench:name"))
       p.func = parts[1];
+    break;
+  case ProbeKind::Iter:
+    // iter:task, iter:task:PIN (pin the iterator at PIN, relative to /sys/fs/bpf, instead of
+    // running it): bpftrace's three iterators.
+    if (parts.size() == 3 || need(2, "iter:task|task_file|task_vma[:pin]")) {
+      p.target = parts[1];
+      p.func = parts.size() == 3 ? parts[2] : "";
+      if (!is_iterator(p.target))
+        r.error = "unknown iterator '" + p.target + "' (expected task, task_file or task_vma)";
+      else if (parts.size() == 3 && p.func.empty())
+        r.error = "invalid iter probe '" + text + "' (an empty pin path)";
+    }
     break;
   case ProbeKind::Tracepoint:
     if (need(3, "tracepoint:category:event")) {

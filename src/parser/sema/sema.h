@@ -119,6 +119,8 @@ struct SemaInfo {
   std::unordered_map<const ast::Node *, uint64_t> constants;
   // str($1), str($1 + k): the text they stand for, known when the script compiles.
   std::unordered_map<const ast::Node *, std::string> constant_strings;
+  // percpu_kaddr() calls: the variable, named and typed as the kernel's BTF has it.
+  std::unordered_map<const ast::Node *, FieldLayout> percpu_vars;
   // Structs the script defines (`struct foo { ... }`), before the kernel's of the same name.
   std::map<std::string, std::shared_ptr<RecordLayout>> script_structs;
   // Enums the script defines, by name (anonymous ones "enum#N"), and their enumerators:
@@ -173,6 +175,8 @@ struct Environment {
   // kaddr(): a kernel symbol's address; uaddr(): a symbol's address in an expanded probe's
   // binary as linked.
   std::function<std::optional<uint64_t>(const std::string &)> kernel_symbol;
+  // percpu_kaddr(): a per-CPU kernel variable's type (its BTF VAR), named as the variable.
+  std::function<std::optional<FieldLayout>(const std::string &)> kernel_percpu_var;
   struct UserSymbol {
     uint64_t address;  // as linked
     uint64_t size;     // ELF st_size: uaddr()'s pointee is an integer of this size if 1/2/4/8

@@ -29,6 +29,7 @@ Result<std::vector<Link>> attach_probe(const ProbeDesc &probe, bpf_program *prog
   case ProbeKind::Uprobe:
   case ProbeKind::Uretprobe: r = attach_uprobe(probe, prog, target); break;
   case ProbeKind::Usdt: r = attach_usdt(probe, prog, target); break;
+  case ProbeKind::Iter: r = attach_iter(probe, prog); break;
   case ProbeKind::Profile:
   case ProbeKind::Interval:
   case ProbeKind::Software:
@@ -53,6 +54,7 @@ Status check_probe(const ProbeDesc &probe, const AttachTarget &target) {
   case ProbeKind::Uretprobe:
   case ProbeKind::Usdt: s = check_uprobe(probe, target); break;
   case ProbeKind::Hardware: s = check_perf_event(probe); break;
+  case ProbeKind::Iter: s = check_iter(probe); break;
   default: break;
   }
   if (!s)

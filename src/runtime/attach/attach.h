@@ -46,7 +46,12 @@ Result<std::vector<Link>> attach_uprobe(const ProbeDesc &probe, bpf_program *pro
 Result<std::vector<Link>> attach_usdt(const ProbeDesc &probe, bpf_program *prog,
                                       const AttachTarget &target);
 
+Result<std::vector<Link>> attach_iter(const ProbeDesc &probe, bpf_program *prog);
+// Runs the iterator of an iter: link: everything its program wrote, read to the end.
+Result<std::string> read_iterator(bpf_link *link);
+
 Status check_tracepoint(const ProbeDesc &probe);
+Status check_iter(const ProbeDesc &probe);
 Status check_kprobe(const ProbeDesc &probe);
 Status check_perf_event(const ProbeDesc &probe);
 Status check_uprobe(const ProbeDesc &probe, const AttachTarget &target);

@@ -35,7 +35,11 @@ Result<std::vector<Link>> attach_tracepoint(const ProbeDesc &probe, bpf_program 
 }
 
 Result<std::vector<Link>> attach_raw_tracepoint(const ProbeDesc &probe, bpf_program *prog) {
-  bpf_link *link = bpf_program__attach_raw_tracepoint(prog, probe.func.c_str());
+  // A probe that needs tracing-only helpers is a BTF-typed raw tracepoint (tp_btf/EVENT): the
+  // kernel knows its event from the program, so it attaches without a name.
+  bool btf_typed = bpf_program__type(prog) == BPF_PROG_TYPE_TRACING;
+  bpf_link *link = btf_typed ? bpf_program__attach_trace(prog)
+                             : bpf_program__attach_raw_tracepoint(prog, probe.func.c_str());
   if (!link) {
     int err = errno;
     return make_error("", err == ENOENT ? "no such raw tracepoint" : strerror(err),

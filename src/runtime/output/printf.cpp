@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "gfp_flags.h"
 #include "value_format.h"
 
 namespace rbt::output {
@@ -54,6 +55,9 @@ std::string format_printf(const ParsedFormat &format, const Type &args, const ui
                       hex_bytes(reinterpret_cast<const uint8_t *>(b.data()), b.size(), mode).c_str());
       break;
     }
+    case 'g':  // %gr
+      out += c_format(flags + "s", gfp_flags_text(static_cast<uint64_t>(load_int(t, p))).c_str());
+      break;
     case 'c':
       out += c_format(flags + "c", static_cast<int>(load_int(t, p)));
       break;
