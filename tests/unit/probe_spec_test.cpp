@@ -61,3 +61,25 @@ TEST(ProbeSpec, quoted_uprobe_symbols_lose_their_quotes) {
   EXPECT_EQ(cpp.probe.func, "ns::Klass::run");
   EXPECT_EQ(parse_probe_spec("uprobe:/opt/app:\"a+b\"").probe.func, "a+b");
 }
+
+// A USDT probe whose name has quotes in it (libbpf's USDT() macro stringifies the name) is
+// written quoted with \" inside, as bpftrace takes it.
+TEST(ProbeSpec, quoted_usdt_names_keep_escaped_quotes) {
+  auto q = parse_probe_spec(R"(usdt:./prog:test:"\"probe1\"")");
+  ASSERT_EQ(q.error, "");
+  EXPECT_EQ(q.probe.target, "./prog");
+  EXPECT_EQ(q.probe.func, "test:\"probe1\"");
+  EXPECT_EQ(parse_probe_spec(R"(usdt:"./a:b":p:"x")").probe.func, "p:x");
+  EXPECT_EQ(parse_probe_spec(R"(usdt:"./a:b":p:"x")").probe.target, "./a:b");
+}
+
+TEST(ProbeSpec, iter_probes_name_an_iterator) {
+  auto q = parse_probe_spec("it:task_file");
+  ASSERT_EQ(q.error, "");
+  EXPECT_EQ(q.probe.kind, ProbeKind::Iter);
+  EXPECT_EQ(q.probe.target, "task_file");
+  EXPECT_EQ(q.probe.name, "iter:task_file");
+  EXPECT_EQ(parse_probe_spec("iter:task:pinned").probe.func, "pinned");
+  EXPECT_NE(parse_probe_spec("iter:tasks").error, "");
+  EXPECT_NE(parse_probe_spec("iter").error, "");
+}

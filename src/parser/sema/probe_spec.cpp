@@ -39,7 +39,13 @@ const KindName kKinds[] = {
 std::vector<std::string> split(const std::string &s, char sep) {
   std::vector<std::string> parts(1);
   bool quoted = false;
-  for (char c : s) {
+  for (size_t i = 0; i < s.size(); i++) {
+    char c = s[i];
+    if (quoted && c == '\\' && i + 1 < s.size() && s[i + 1] == '"') {  // \" inside quotes
+      parts.back() += "\\\"";
+      i++;
+      continue;
+    }
     if (c == '"')
       quoted = !quoted;
     if (c == sep && !quoted)
@@ -50,11 +56,18 @@ std::vector<std::string> split(const std::string &s, char sep) {
   return parts;
 }
 
-// "echo_builtin" → echo_builtin: bpftrace lets a symbol be quoted (for `:` or odd characters).
+// "echo_builtin" → echo_builtin: bpftrace lets a symbol be quoted (for `:` or odd characters);
+// inside the quotes \" is a quote ("\"probe1\"" names a USDT probe whose name has quotes).
 std::string unquote(const std::string &s) {
-  if (s.size() >= 2 && s.front() == '"' && s.back() == '"')
-    return s.substr(1, s.size() - 2);
-  return s;
+  if (s.size() < 2 || s.front() != '"' || s.back() != '"')
+    return s;
+  std::string out;
+  for (size_t i = 1; i + 1 < s.size(); i++) {
+    if (s[i] == '\\' && i + 2 < s.size() && s[i + 1] == '"')
+      i++;
+    out += s[i];
+  }
+  return out;
 }
 
 // A count or rate as a script writes numbers: 1000, 1e6, 1_000 (not a duration: 10ms is no
@@ -223,11 +236,11 @@ ProbeSpecResult parse_probe_spec(const std::string &text) {
     break;
   case ProbeKind::Usdt:
     if (parts.size() == 4) {
-      p.target = parts[1];
-      p.func = parts[2] + ":" + parts[3];  // provider:probe
+      p.target = unquote(parts[1]);
+      p.func = unquote(parts[2]) + ":" + unquote(parts[3]);  // provider:probe
     } else if (need(3, "usdt:binary:[provider:]probe")) {
-      p.target = parts[1];
-      p.func = parts[2];
+      p.target = unquote(parts[1]);
+      p.func = unquote(parts[2]);
     }
     break;
   case ProbeKind::Profile:
