@@ -184,10 +184,12 @@ llvm::Value *Lowering::lower_string_compare(const Binary &bin) {
       }
       equal = b_.CreateICmpEQ(diff, b_.getInt64(0));
     }
-  } else if (std::min(size_a, size_b) > 16) {
-    // Longer than comm: a bounded loop in the stdlib instead of an unrolled comparison. An
+  } else if (std::min(size_a, size_b) >= 16) {
+    // comm and longer: a bounded loop in the stdlib instead of an unrolled comparison. An
     // unrolled one over 64 bytes lets LLVM keep every byte of a copied value in a register of
-    // its own, and the spills overflowed the 512-byte stack (`str(arg1) == @ep[tid]`).
+    // its own, and the spills overflowed the 512-byte stack (`str(arg1) == @ep[tid]`); over
+    // comm's 16 LLVM turned it into branches whose paths the verifier could not finish
+    // checking (`comm == comm`: a million instructions).
     llvm::Value *differ = call_stdlib("strings", "rbt_strncmp",
                                       {a, b_.getInt64(size_a), b, b_.getInt64(size_b),
                                        b_.getInt64(std::min(size_a, size_b))});

@@ -135,6 +135,13 @@ Result<std::vector<ProbeDesc>> expand_uprobe(const ProbeDesc &probe, pid_t pid) 
       out.push_back(std::move(base));
       continue;
     }
+    if (is_address && is_flat_binary(path)) {  // no segments: the address is a file offset
+      base.func.clear();
+      base.offset = address;
+      base.name = uprobe_name(base);
+      out.push_back(std::move(base));
+      continue;
+    }
     auto elf = ElfFile::open(path);
     if (!elf) {
       if (files->size() > 1)

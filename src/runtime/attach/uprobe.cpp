@@ -76,6 +76,8 @@ Status check_uprobe(const ProbeDesc &probe, const AttachTarget &target) {
   auto path = probe.in_process_root ? binary_path(probe, target.pid) : binary_path(probe, -1);
   if (!path)
     return path.error();
+  if (probe.kind != ProbeKind::Usdt && probe.func.empty() && is_flat_binary(*path))
+    return Ok{};  // a flat binary's address is its file offset
   auto elf = ElfFile::open(*path);
   if (!elf)
     return elf.error();
@@ -91,12 +93,15 @@ Result<std::vector<Link>> attach_uprobe(const ProbeDesc &probe, bpf_program *pro
   auto path = binary_path(probe, target.pid);
   if (!path)
     return path.error();
-  auto elf = ElfFile::open(*path);
-  if (!elf)
-    return elf.error();
-  auto offset = uprobe_file_offset(probe, *elf);
-  if (!offset)
-    return offset.error();
+  Result<uint64_t> offset = probe.offset;  // a flat binary's address is its file offset
+  if (!probe.func.empty() || !is_flat_binary(*path)) {
+    auto elf = ElfFile::open(*path);
+    if (!elf)
+      return elf.error();
+    offset = uprobe_file_offset(probe, *elf);
+    if (!offset)
+      return offset.error();
+  }
   LIBBPF_OPTS(bpf_uprobe_opts, opts);
   opts.retprobe = probe.kind == ProbeKind::Uretprobe;
   opts.func_name = nullptr;  // the offset is already the file offset

@@ -62,6 +62,16 @@ bool is_elf_file(const std::string &path) {
   return elf;
 }
 
+bool is_flat_binary(const std::string &path) {
+  int fd = open_regular_file(path);
+  if (fd < 0)
+    return false;
+  char magic[4] = {};
+  ssize_t n = read(fd, magic, sizeof(magic));
+  close(fd);
+  return n >= 0 && !(n == 4 && memcmp(magic, "\x7f" "ELF", 4) == 0);
+}
+
 Result<ElfFile> ElfFile::open(const std::string &path) {
   if (!init_libelf())
     return make_error("reading " + path, elf_errmsg(-1));

@@ -31,6 +31,10 @@ struct LoadSegment {
   bool executable = false;
 };
 
+// A readable regular file that is not ELF: a flat binary (code mapped and run as it is), where
+// a uprobe's address is its offset in the file, as bpftrace takes it.
+bool is_flat_binary(const std::string &path);
+
 class ElfFile {
 public:
   // Reads the symbol tables (.symtab and .dynsym, deduplicated) and the PT_LOAD segments.

@@ -49,6 +49,8 @@ std::optional<UprobeSite> uprobe_site(const ProbeDesc &probe, pid_t pid) {
     return std::nullopt;
   if (!probe.func.empty() && probe.offset == 0)
     return std::nullopt;  // a function's entry
+  if (probe.func.empty() && is_flat_binary(probe_file(probe, pid)))
+    return UprobeSite{};  // no symbols say where instructions start: --unsafe decides
   auto elf = ElfFile::open(probe_file(probe, pid));
   if (!elf)
     return std::nullopt;
