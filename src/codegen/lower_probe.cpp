@@ -119,6 +119,16 @@ void Lowering::lower_probe(const ast::Probe &probe, const ProbeDesc &desc, unsig
     llvm::Value *object = b_.CreateLoad(b_.getPtrTy(), b_.byte_ptr(ctx_, 8));
     return_unless(b_.CreateIsNotNull(object), "iter_object", "iter_done");
   }
+  // A variable kept for the whole probe (bpftrace 0.17's scoping: sema::VarInfo::probe_scoped)
+  // gets its slot here, zeroed, so that every block, loop body included, and every path
+  // after the block that assigned it share it and a path that skipped the assignment reads 0.
+  for (auto &[key, scoped] : sema_.probe_scoped_vars) {
+    const sema::VarInfo *var = scoped.var;
+    if (key.first != &probe || var->type.is_none() || var->type.kind == TypeKind::Void)
+      continue;
+    llvm::Value *slot = vars_[var] = value_slot(var->type.size, var->name);
+    b_.zero_bytes(slot, var->type.size);
+  }
   if (probe.predicate) {
     llvm::Value *cond = lower_expr(*probe.predicate);
     return_unless(b_.CreateICmpNE(cond, b_.getInt64(0)), "body", "skip");

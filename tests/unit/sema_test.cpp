@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 #include "test_helpers.h"
 
@@ -83,9 +84,22 @@ TEST(Sema, printf_arguments_match_the_format) {
 }
 
 TEST(Sema, variables_are_block_scoped) {
-  EXPECT_EQ(first_error(Checked("BEGIN { if (1) { $x = 1; } @ = $x; }")),
+  EXPECT_EQ(first_error(Checked("BEGIN { if (1) { let $x = 1; } @ = $x; }")),
             "variable $x is used before it is assigned");
   EXPECT_TRUE(Checked("BEGIN { $x = 1; if (1) { $x = 2; } @ = $x; }").ok);
+}
+
+// bpftrace 0.17's scoping, kept for its tools: a variable read after the block that assigned
+// it ended is one variable for the whole probe (with a warning), unless a `let` declared it.
+TEST(Sema, variable_read_after_its_block_is_probe_scoped) {
+  Checked c("BEGIN { if (1) { $x = 1; } else { $x = 2; } @ = $x; }");
+  EXPECT_TRUE(c.ok);
+  std::set<const rbt::sema::VarInfo *> vars;
+  for (auto &[node, var] : c.info.vars)  // the variable each $x (a Var node) reads or writes
+    if (node->kind == rbt::ast::NodeKind::Var && var->name == "$x")
+      vars.insert(var);
+  ASSERT_EQ(vars.size(), 1u);
+  EXPECT_TRUE((*vars.begin())->probe_scoped);
 }
 
 TEST(Sema, unknown_identifiers_and_arity) {

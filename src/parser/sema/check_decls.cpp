@@ -133,6 +133,7 @@ Type TypeChecker::resolve_type_spec(const TypeSpec &spec) {
 // As in bpftrace, a declaration may not shadow a variable already visible.
 void TypeChecker::check_var_decl(const VarDecl &d) {
   const std::string &name = d.var->name;
+  let_vars_.insert(name);
   for (auto &scope : scopes_)
     if (scope.count(name)) {
       diags_.error(d.var->range, "variable " + name +

@@ -81,6 +81,10 @@ struct VarInfo {
   Type type;
   bool declared_type = false;  // `let $x: uint16`: assignments convert to it, never widen it
   bool untyped_let = false;    // `let $x;`: int64 for now; the first other value retypes it
+  // Used after the block that assigned it ended, as scripts written for bpftrace 0.17 do
+  // (its variables lived for the whole probe): one variable for the probe, zero until
+  // assigned (type_check.cpp: check_var).
+  bool probe_scoped = false;
   // The type bpftrace gives the variable (the widest value assigned, literals as the smallest
   // signed integer, tuples packed with their elements' own widths): what sizeof($x) reports.
   // rbt stores integers in variables as 64 bits (type) whatever this says.
@@ -110,6 +114,14 @@ struct SemaInfo {
   std::unordered_map<const ast::Node *, BuiltinId> builtins;    // Builtin and Call nodes
   std::unordered_map<const ast::Node *, VarInfo *> vars;        // Var and AssignVar nodes
   std::vector<std::unique_ptr<VarInfo>> var_storage;
+  // Per probe, its probe-scoped variables by name (VarInfo::probe_scoped); kept across the
+  // checker's passes, so a pass binds every assignment of the name to the one variable.
+  // The use that made it so is where the warning points.
+  struct ProbeScoped {
+    VarInfo *var = nullptr;
+    const ast::Node *first_use = nullptr;
+  };
+  std::map<std::pair<const ast::Probe *, std::string>, ProbeScoped> probe_scoped_vars;
   std::vector<std::string> positional;     // the values of $1..$N
   ScriptConfig config;
   std::vector<Diagnostic> attach_errors;  // attach points that did not parse or expand

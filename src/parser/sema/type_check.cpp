@@ -125,6 +125,8 @@ void TypeChecker::check_probe(const Probe &probe) {
   lowered_stmts_ = 0;
   resolve_attach_points(probe);
   scopes_.assign(1, {});
+  ended_vars_.clear();
+  let_vars_.clear();
   if (probe.predicate) {
     Type t = check_expr(*probe.predicate);
     expect_int(*probe.predicate, t, "a predicate");
@@ -352,6 +354,11 @@ void TypeChecker::check_assign_var(const AssignVar &assign) {
     if (it != s->end())
       var = it->second;
   }
+  if (auto legacy = info_.probe_scoped_vars.find({probe_, assign.var->name});
+      !var && legacy != info_.probe_scoped_vars.end()) {
+    var = legacy->second.var;
+    scopes_.front()[assign.var->name] = var;  // the probe's scope: visible from here on
+  }
   if (!var) {
     auto it = info_.vars.find(&assign);
     if (it == info_.vars.end()) {
@@ -502,13 +509,36 @@ std::optional<int64_t> TypeChecker::const_int(const Expr &e) {
       break;
     }
   }
-  if (!info_.vars.count(&v))
+  // Assigned in a block that has ended (`if (...) { $a = 1; } else { $a = 2; } print($a)`):
+  // today's bpftrace refuses this, 0.17's variables lived for the whole probe, and its tools
+  // (Debian's /usr/sbin/*.bt) rely on that. Not for a name a `let` declared: that one asked
+  // for block scope. The next pass binds every assignment of the name to one variable.
+  if (!info_.vars.count(&v) && ended_vars_.count(v.name) && !let_vars_.count(v.name) && probe_) {
+    auto &scoped = info_.probe_scoped_vars[{probe_, v.name}];
+    if (!scoped.var) {
+      info_.var_storage.push_back(std::make_unique<VarInfo>(VarInfo{v.name, {}}));
+      scoped.var = info_.var_storage.back().get();
+      scoped.var->probe_scoped = true;
+      scoped.first_use = &v;
+      changed_ = true;
+    }
+    info_.vars[&v] = scoped.var;
+    t = scoped.var->type;
+  }
+  auto found = info_.vars.find(&v);
+  if (found == info_.vars.end()) {
     diags_.error(v.range, "variable " + v.name + " is used before it is assigned",
                  ended_vars_.count(v.name)
                      ? "it was assigned in a block that has ended, and a variable lives in the "
                        "block that assigns it (as in today's bpftrace); declare it before that "
                        "block: let " + v.name + ";"
                      : "");
+  } else if (found->second->probe_scoped &&
+             info_.probe_scoped_vars[{probe_, v.name}].first_use == &v) {
+    diags_.warning(v.range, "variable " + v.name + " is used after the block that assigned it",
+                   "it is kept for the whole probe, as bpftrace 0.17 did (today's bpftrace "
+                   "refuses this); declare it before that block to say so: let " + v.name + ";");
+  }
   return t;
 }
 

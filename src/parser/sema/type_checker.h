@@ -128,6 +128,7 @@ private:
   const Environment &env_;
   const ast::Probe *probe_ = nullptr;
   std::vector<std::unordered_map<std::string, VarInfo *>> scopes_;
+  std::set<std::string> let_vars_;    // variables a `let` declared in the probe so far
   std::set<std::string> ended_vars_;  // variables of the probe's blocks that have ended (a hint)
   int loop_depth_ = 0;
   static constexpr int kMaxLoopNesting = 100;
