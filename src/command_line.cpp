@@ -43,7 +43,7 @@ options:
   -e PROGRAM       run PROGRAM given on the command line ('-' as the file reads stdin)
   -c, --cmd 'COMMAND'
                    run COMMAND with probes attached before it starts; exit when it exits
-  -p, --pid PID    uprobes/USDT in process PID only; exit when it exits
+  -p, --pid PID    uprobes/USDT/software/profile in process PID only; exit when it exits
   -o, --output FILE
                    write output to FILE instead of stdout (.folded, .pb.gz, .pprof,
                    .speedscope.json, .svg: that profile format when -f is not given)

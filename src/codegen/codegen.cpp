@@ -78,6 +78,7 @@ Result<std::unique_ptr<ModuleBuild>> lower_script(const ast::Program &program,
   build->resources = std::make_unique<Resources>(*build->debug_info, sema);
   Lowering lowering(module, *build->debug_info, *build->resources, sema);
   lowering.set_filter_pid(options.filter_pid);
+  lowering.set_pid_from_own_namespace(options.pid_from_own_namespace);
   lowering.set_stack_budget(stack_budget);
   lowering.set_source_name(options.source_name);
   if (options.warn_failed_reads)

@@ -29,6 +29,7 @@ public:
   // Emits one BPF function for `probe` as attached at `desc`.
   void lower_probe(const ast::Probe &probe, const ProbeDesc &desc, unsigned index);
   void set_filter_pid(bool on) { filter_pid_ = on; }
+  void set_pid_from_own_namespace(bool on) { pid_from_own_namespace_ = on; }
   // Bytes of each function's stack that value slots may take (kStackBudget); past them values
   // go to scratch pages. 0 puts every value slot in scratch memory: compile() retries with it
   // when the back end finds a function's stack over 512 bytes after all (LLVM's own spills and
@@ -162,6 +163,7 @@ private:
   llvm::Value *sw_tai_ns();  // nsecs(sw_tai): CLOCK_TAI (lower_clock_ns.cpp)
   llvm::Value *tseries_now();  // the time tseries() files a value under (lower_tseries.cpp)
   llvm::Value *ns_pid_tgid();
+  llvm::Value *ns_pid(bool process);  // the tgid (process) or pid (thread) of ns_pid_tgid()
   // errorf/warnf: a printf to stderr behind the call's place (lower_actions.cpp).
   llvm::Value *lower_diagnostic(const ast::Call &call, const char *severity);
   // A WARNING line on stderr naming the place `at`, sent when the code here runs.
@@ -240,6 +242,7 @@ private:
   std::set<std::string> libraries_;
   bool ruby_walker_ = false;
   bool filter_pid_ = false;
+  bool pid_from_own_namespace_ = false;
   uint64_t stack_budget_ = kStackBudget;
   std::string source_name_ = "stdin";
   const ast::Expr *lowering_ = nullptr;  // the expression lower_expr is in (for -k's warnings)

@@ -7,6 +7,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "record_layout.h"
 
@@ -27,6 +29,8 @@ public:
   // The value of an enumerator of a kernel enum (TCP_SYN_SENT, SKB_DROP_REASON_...), as
   // bpftrace resolves such names from BTF.
   std::optional<int64_t> find_enum_value(const std::string &name);
+  // The enumerators of the kernel's `enum name`, in order; empty when BTF has no such enum.
+  std::vector<std::pair<std::string, int64_t>> find_enum(const std::string &name);
   // `args` of rawtracepoint:event: the parameters of the kernel's __bpf_trace_<event> (after its
   // `void *__data`), each a u64 of the context at 8 * its position, named as the kernel names
   // it; an integer is read as the whole u64 (the context allows no narrower loads). Null when
