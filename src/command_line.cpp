@@ -50,7 +50,7 @@ options:
   -f FORMAT        output format: text (default), json, or a profile of the stack maps:
                    folded, pprof, speedscope, svg (see profiles below)
   -q               quiet: no "Attached N probes" banner
-  -k               warn when a probe_read helper fails (file:line:col: WARNING: ...)
+  -k               warn when a probe_read helper fails or a map read finds no key
   --no-warnings    print no warnings (the checker's, -k's, the runtime's)
   --include FILE   as if `#include <FILE>` were the script's first line (its integer macros);
                    repeatable

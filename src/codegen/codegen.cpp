@@ -82,7 +82,7 @@ Result<std::unique_ptr<ModuleBuild>> lower_script(const ast::Program &program,
   lowering.set_stack_budget(stack_budget);
   lowering.set_source_name(options.source_name);
   if (options.warn_failed_reads)
-    lowering.warn_failed_reads(options.source_name);
+    lowering.warn_failed_reads(options.source_name, options.source_text);
   unsigned index = 0;
   for (const ast::Probe *probe : program.probes)
     for (const ProbeDesc &desc : sema.probes.at(probe)) {

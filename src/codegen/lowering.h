@@ -38,7 +38,8 @@ public:
   // The script's name in errorf/warnf messages ("stdin" for -e).
   void set_source_name(std::string name) { source_name_ = std::move(name); }
   // -k: every probe_read helper that fails sends a HelperError event (lower_actions.cpp).
-  void warn_failed_reads(const std::string &source_name);
+  // -k: warnings where a helper's read fails or a map read finds no key (lower_actions.cpp).
+  void warn_failed_reads(const std::string &source_name, const std::string &source_text);
   // The stdlib/bpf libraries the emitted code calls into.
   const std::set<std::string> &libraries() const { return libraries_; }
   // rstack and the Ruby frame builtins need the walker object (link_walker.h) linked in.
@@ -168,6 +169,7 @@ private:
   llvm::Value *lower_diagnostic(const ast::Call &call, const char *severity);
   // A WARNING line on stderr naming the place `at`, sent when the code here runs.
   void runtime_warning(const SourceRange &at, const std::string &message);
+  void warn_missing_key(const ast::MapRef &map, llvm::Value *found);
   // `a / b`, `a % b`: as in bpftrace, a zero divisor gives 1 and a runtime warning.
   llvm::Value *lower_division(const ast::Binary &bin, llvm::Value *l, llvm::Value *r);  // a bpf_pidns_info in rbt's pid namespace (lower_clock_ns.cpp)
   llvm::Value *call_stdlib(const char *library, const char *name, std::vector<llvm::Value *> args);
@@ -245,6 +247,8 @@ private:
   bool pid_from_own_namespace_ = false;
   uint64_t stack_budget_ = kStackBudget;
   std::string source_name_ = "stdin";
+  std::string missing_key_source_;  // -k: the script, quoted by missing-key warnings
+  bool warn_missing_keys_ = false;
   const ast::Expr *lowering_ = nullptr;  // the expression lower_expr is in (for -k's warnings)
   std::string error_;
 };
