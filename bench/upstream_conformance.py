@@ -32,6 +32,7 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_MIRROR = "/work/.mirror/bpftrace+bpftrace/repo"
 DEFAULT_TIMEOUT = 5     # seconds after attach, when a case gives no TIMEOUT
 ATTACH_TIMEOUT = 10     # seconds from spawn until rbt says it is attached
+AFTER_SHELL = "/usr/bin/sh" if os.path.exists("/usr/bin/sh") else "/bin/sh"
 MARKER = "__rbt_attached__"
 # bpftrace's attach notice, printed by rbt on stdout too (before BEGIN's output) when the
 # variable of that name is set, as some cases drop it with `| tail -n +2`.
@@ -736,7 +737,12 @@ def run_case(case, rbt, workdir):
                     acmd = case.after.replace("pidof bpftrace", "pidof " + os.path.basename(rbt))
                     if nsenter:
                         acmd = " ".join(nsenter) + " " + acmd
+                    # The shell's own execve is the first a sys_enter_execve probe sees. Cases
+                    # that print it cut to max_strlen expect a path of 9 characters or more
+                    # (`/.......\.\.` at max_strlen 8), as the shells of bpftrace's CI have
+                    # (Nix store paths); Debian's /bin/sh has 7. /usr/bin/sh is the same shell.
                     after = subprocess.Popen(acmd, shell=True, cwd=workdir,
+                                             executable=AFTER_SHELL,
                                              start_new_session=True, stdout=subprocess.DEVNULL,
                                              stderr=subprocess.DEVNULL)
                 continue

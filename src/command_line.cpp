@@ -43,14 +43,14 @@ options:
   -e PROGRAM       run PROGRAM given on the command line ('-' as the file reads stdin)
   -c, --cmd 'COMMAND'
                    run COMMAND with probes attached before it starts; exit when it exits
-  -p, --pid PID    uprobes/USDT in process PID only; exit when it exits
+  -p, --pid PID    uprobes/USDT/software/profile in process PID only; exit when it exits
   -o, --output FILE
                    write output to FILE instead of stdout (.folded, .pb.gz, .pprof,
                    .speedscope.json, .svg: that profile format when -f is not given)
   -f FORMAT        output format: text (default), json, or a profile of the stack maps:
                    folded, pprof, speedscope, svg (see profiles below)
   -q               quiet: no "Attached N probes" banner
-  -k               warn when a probe_read helper fails (file:line:col: WARNING: ...)
+  -k               warn when a probe_read helper fails or a map read finds no key
   --no-warnings    print no warnings (the checker's, -k's, the runtime's)
   --include FILE   as if `#include <FILE>` were the script's first line (its integer macros);
                    repeatable

@@ -109,6 +109,7 @@ int compile_program(const Options &options, cache::CacheEntry &object) {
   cg.keep_ir = options.wants_dump("ir") || options.wants_dump("ir-opt");
   cg.keep_asm = options.wants_dump("asm");
   cg.filter_pid = options.pid > 0 && options.filter_pid_in_probes;
+  cg.pid_from_own_namespace = MachineTypes::in_child_pid_namespace();
   cg.cpu = MachineTypes::bpf_cpu();
   auto threads = compile_threads();
   if (!threads)

@@ -1,6 +1,7 @@
 #include "machine_types.h"
 
 #include <sched.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 
 #include <algorithm>
@@ -59,6 +60,28 @@ Status check_instruction_boundary(const ProbeDesc &probe, pid_t pid, bool unsafe
                         : "--unsafe attaches anyway, at the risk of crashing the process");
 }
 
+// A function whose symbol has no size (`_init`, assembly without `.size`) has no known end, so
+// nothing shows that the probe is inside it: bpftrace refuses it, with these words, unless
+// --unsafe. Only a function named in the script is checked (each is one ELF read); a wildcard
+// is expanded from the sized functions' table.
+Status check_function_size(const ProbeDesc &spec, const ProbeDesc &probe, pid_t pid,
+                           bool unsafe) {
+  bool named = spec.func.find_first_of("*?[") == std::string::npos;
+  if (unsafe || !named || probe.func.empty() ||
+      (probe.kind != ProbeKind::Uprobe && probe.kind != ProbeKind::Uretprobe))
+    return Ok{};
+  auto elf = runtime::ElfFile::open(runtime::probe_file(probe, pid));
+  if (!elf)
+    return Ok{};  // attaching says why
+  const runtime::ElfSymbol *sym = elf->find(probe.func);
+  if (!sym || sym->size != 0)
+    return Ok{};
+  return make_error("", "Could not determine boundary for " + probe.func +
+                            " (symbol has size 0)",
+                    "--unsafe attaches anyway; it could lead to data corruption in the target "
+                    "process");
+}
+
 }  // namespace
 
 const RecordLayout *MachineTypes::tracepoint_format(const ProbeDesc &probe) {
@@ -92,6 +115,8 @@ sema::Environment MachineTypes::environment(const Options &options) {
         files_read_.insert({e.target, e.in_process_root});
       if (auto s = check_instruction_boundary(e, pid, unsafe, warnings_); !s)
         return s.error();
+      if (auto s = check_function_size(p, e, pid, unsafe); !s)
+        return s.error();
     }
     return expanded;
   };
@@ -100,6 +125,7 @@ sema::Environment MachineTypes::environment(const Options &options) {
   env.raw_tracepoint_args = [this](const ProbeDesc &p) { return kernel_.raw_tracepoint_args(p.func); };
   env.kernel_enum = [this](const std::string &name) { return kernel_.find_enum_value(name); };
   env.kernel_percpu_var = [this](const std::string &name) { return kernel_.find_var(name); };
+  env.kernel_enum_type = [this](const std::string &name) { return kernel_.find_enum(name); };
   env.kernel_symbol = [](const std::string &name) {
     return runtime::KernelSymbols::address_of(name);
   };
@@ -111,7 +137,7 @@ sema::Environment MachineTypes::environment(const Options &options) {
     const runtime::ElfSymbol *sym = elf ? elf->find(name) : nullptr;
     if (!sym)
       return std::nullopt;
-    return sema::Environment::UserSymbol{sym->value, sym->size};
+    return sema::Environment::UserSymbol{sym->value, sym->size, elf->position_independent()};
   };
   return env;
 }
@@ -132,6 +158,14 @@ unsigned MachineTypes::usable_cpus() {
   if (sched_getaffinity(0, sizeof set, &set) != 0)
     return 1;
   return static_cast<unsigned>(std::max(1, CPU_COUNT(&set)));
+}
+
+bool MachineTypes::in_child_pid_namespace() {
+  // The initial pid namespace has a fixed inode number, the kernel's PROC_PID_INIT_INO. (Not a
+  // comparison with /proc/1/ns/pid: with `unshare --mount-proc` process 1 is the namespace's.)
+  constexpr ino_t kInitPidNamespaceIno = 0xEFFFFFFCU;
+  struct stat st;
+  return stat("/proc/self/ns/pid", &st) == 0 && st.st_ino != kInitPidNamespaceIno;
 }
 
 }  // namespace rbt

@@ -24,6 +24,9 @@ public:
   static std::string bpf_cpu();
   // The CPUs this process may run on (its affinity mask), for compiling on several threads.
   static unsigned usable_cpus();
+  // rbt runs in a pid namespace other than the kernel's initial one (a container, `unshare
+  // --pid`), whose pids `pid` and `tid` then give, as bpftrace's (curr_ns).
+  static bool in_child_pid_namespace();
 
   // Warnings the checks printed while the script was checked (--unsafe's), for the object
   // cache to print again when it reuses the object.

@@ -188,6 +188,10 @@ Result<std::string> key_text(const Options &options) {
   if (!boot)
     return make_error("", "cannot read /proc/sys/kernel/random/boot_id");
   line(k, "boot", *boot);
+  // `pid`/`tid` are compiled for the pid namespace rbt runs in (a child one's numbers).
+  struct stat pidns;
+  line(k, "pid namespace",
+       stat("/proc/self/ns/pid", &pidns) == 0 ? std::to_string(pidns.st_ino) : "?");
   line(k, "kernel btf", identity("/sys/kernel/btf/vmlinux"));
   line(k, "modules", modules());
 

@@ -78,10 +78,11 @@ Result<std::unique_ptr<ModuleBuild>> lower_script(const ast::Program &program,
   build->resources = std::make_unique<Resources>(*build->debug_info, sema);
   Lowering lowering(module, *build->debug_info, *build->resources, sema);
   lowering.set_filter_pid(options.filter_pid);
+  lowering.set_pid_from_own_namespace(options.pid_from_own_namespace);
   lowering.set_stack_budget(stack_budget);
   lowering.set_source_name(options.source_name);
   if (options.warn_failed_reads)
-    lowering.warn_failed_reads(options.source_name);
+    lowering.warn_failed_reads(options.source_name, options.source_text);
   unsigned index = 0;
   for (const ast::Probe *probe : program.probes)
     for (const ProbeDesc &desc : sema.probes.at(probe)) {

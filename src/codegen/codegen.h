@@ -17,6 +17,10 @@ struct CodegenOptions {
   bool keep_asm = false;     // fill CompiledObject::asm_text
   // -p: every probe but BEGIN/END ignores other processes (the pid is in RuntimeConfig).
   bool filter_pid = false;
+  // rbt runs in a pid namespace of its own (a container, `unshare --pid`): `pid`, `tid` and
+  // `pid()` are numbered as that namespace sees them, bpftrace's default (curr_ns). Otherwise
+  // the initial namespace's numbers are the same and cheaper to read.
+  bool pid_from_own_namespace = false;
   // The BPF instruction set: "v4" (Linux 6.6+) stores immediates straight to memory, one
   // instruction where v3 needs two; the driver picks it when the kernel has it.
   std::string cpu = "v3";

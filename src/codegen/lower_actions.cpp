@@ -154,7 +154,38 @@ llvm::Value *Lowering::lower_join(const Call &call) {
   return nullptr;
 }
 
-void Lowering::warn_failed_reads(const std::string &source_name) {
+// -k: a keyed map read that finds no entry warns as bpftrace does (its words, the place, the
+// helper, the source line and `~` under the map), then reads zero as always.
+void Lowering::warn_missing_key(const MapRef &map, llvm::Value *found) {
+  if (!warn_missing_keys_ || map.keys.empty())
+    return;
+  std::string message = "Can't lookup map element because it does not exist.\n"
+                        "Additional Info - helper: map_lookup_elem, retcode: 0";
+  const SourceRange &r = map.range;
+  size_t start = 0;  // the map's line in the script
+  for (uint32_t line = 1; line < static_cast<uint32_t>(r.line) && start != std::string::npos;
+       line++) {
+    size_t newline = missing_key_source_.find('\n', start);
+    start = newline == std::string::npos ? newline : newline + 1;
+  }
+  if (start != std::string::npos && r.col > 0) {
+    size_t end = missing_key_source_.find('\n', start);
+    std::string text = missing_key_source_.substr(start, end == std::string::npos ? end : end - start);
+    uint32_t width = r.end_line == r.line && r.end_col > r.col ? r.end_col - r.col : 1;
+    message += "\n" + text + "\n" + std::string(r.col - 1, ' ') + std::string(width, '~');
+  }
+  auto *missing = new_block("key_missing");
+  auto *checked = new_block("key_checked");
+  b_.CreateCondBr(b_.CreateIsNull(found), missing, checked);
+  b_.SetInsertPoint(missing);
+  runtime_warning(r, message);
+  b_.CreateBr(checked);
+  b_.SetInsertPoint(checked);
+}
+
+void Lowering::warn_failed_reads(const std::string &source_name, const std::string &source_text) {
+  warn_missing_keys_ = true;
+  missing_key_source_ = source_text;
   b_.on_read_result = [this, source_name](const char *helper, llvm::Value *rc) {
     // The place of the expression whose read this is (lower_expr keeps track).
     std::string where = source_name;

@@ -36,9 +36,13 @@ llvm::Value *Lowering::lower_call(const Call &call) {
   }
 }
 
-llvm::Value *Lowering::lower_pid(const Builtin &) { return b_.current_pid(); }
+llvm::Value *Lowering::lower_pid(const Builtin &) {
+  return pid_from_own_namespace_ ? ns_pid(true) : b_.current_pid();
+}
 
 llvm::Value *Lowering::lower_tid(const Builtin &) {
+  if (pid_from_own_namespace_)
+    return ns_pid(false);
   return b_.low32(b_.call_helper(BPF_FUNC_get_current_pid_tgid, b_.getInt64Ty(), {}));
 }
 
@@ -559,7 +563,15 @@ llvm::Value *Lowering::lower_socket_cookie(const Call &call) {
 }
 
 llvm::Value *Lowering::lower_uaddr(const Call &call) {
-  return b_.getInt64(sema_.constants.at(&call));
+  llvm::Value *linked = b_.getInt64(sema_.constants.at(&call));
+  auto anchor = sema_.uaddr_anchors.find(&call);
+  if (anchor == sema_.uaddr_anchors.end())
+    return linked;
+  // A uprobe's handler sees the instruction pointer at the probed address (the kernel moves
+  // it back to the breakpoint), so ip minus that address as linked is the load bias.
+  llvm::Value *ip = b_.CreateLoad(b_.getInt64Ty(),
+                                  b_.byte_ptr(ctx(), static_cast<uint64_t>(pt_regs_offset("ip"))));
+  return b_.CreateAdd(linked, b_.CreateSub(ip, b_.getInt64(anchor->second)));
 }
 
 llvm::Value *Lowering::lower_str(const Call &call) {

@@ -46,20 +46,27 @@ llvm::Value *Lowering::ns_pid_tgid() {
   return info;
 }
 
-// pid() alone is the init namespace's pid, the same as the `pid` identifier (bpftrace makes both
-// curr_ns; the two agree whenever rbt runs in the init namespace, as it normally does).
+// The current task's tgid (process) or pid (thread) in rbt's pid namespace.
+llvm::Value *Lowering::ns_pid(bool process) {
+  llvm::Value *info = ns_pid_tgid();
+  llvm::Value *field = process ? b_.byte_ptr(info, 4) : info;
+  return b_.CreateZExt(b_.CreateLoad(b_.getInt32Ty(), field), b_.getInt64Ty());
+}
+
+// pid() alone is curr_ns, as in bpftrace, like the `pid` identifier; in the initial namespace
+// (rbt's usual place) that is the same number as init's, read without the namespace helper.
 llvm::Value *Lowering::lower_pid_n(const Call &call) {
-  if (word_of(call, "init") == "init")
+  std::string word = word_of(call, "");
+  if (word == "init" || (word.empty() && !pid_from_own_namespace_))
     return b_.current_pid();
-  llvm::Value *tgid = b_.CreateLoad(b_.getInt32Ty(), b_.byte_ptr(ns_pid_tgid(), 4));
-  return b_.CreateZExt(tgid, b_.getInt64Ty());
+  return ns_pid(true);
 }
 
 llvm::Value *Lowering::lower_tid_n(const Call &call) {
-  if (word_of(call, "init") == "init")
+  std::string word = word_of(call, "");
+  if (word == "init" || (word.empty() && !pid_from_own_namespace_))
     return b_.low32(b_.call_helper(BPF_FUNC_get_current_pid_tgid, b_.getInt64Ty(), {}));
-  llvm::Value *pid = b_.CreateLoad(b_.getInt32Ty(), ns_pid_tgid());
-  return b_.CreateZExt(pid, b_.getInt64Ty());
+  return ns_pid(false);
 }
 
 }  // namespace rbt::codegen

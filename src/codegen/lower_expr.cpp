@@ -502,6 +502,7 @@ llvm::Value *Lowering::lower_map_read(const MapRef &map) {
   if (desc.value.is_aggregation())
     return read_aggregation(desc, key);
   llvm::Value *found = b_.map_lookup(resources_.map_global(map.name), key);
+  warn_missing_key(map, found);
   const Type &t = desc.value;
   if (!t.is_scalar()) {
     // A string or tuple is read where it lies: the map's value, or a zeroed slot when the key

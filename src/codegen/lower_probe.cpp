@@ -100,14 +100,17 @@ void Lowering::lower_probe(const ast::Probe &probe, const ProbeDesc &desc, unsig
   recorded.end_col = where.end_col;
   resources_.add_probe(std::move(recorded));
 
-  // -p PID scopes the probes that belong to a process: uprobes and USDT probes (attached to
-  // the process as well; the check here keeps them to it whatever the attach path). It is not
-  // a filter on every probe, as in bpftrace 0.17 ("not a global PID filter on probes"): a
-  // tracepoint or profile probe sees every task, so an off-CPU script on sched_switch sees the
-  // target's switch-ins, which run in the task switched from. (bpftrace 0.2x filters tracepoints
-  // by the current task; rbt keeps 0.17's behaviour, which such scripts need.)
+  // -p PID scopes the probes that belong to a process, as bpftrace's manual lists them:
+  // uprobes and USDT probes (attached to the process as well; the check here keeps them to it
+  // whatever the attach path) and the perf-event probes that sample it (software, hardware,
+  // profile: they count only while the process runs). Not interval probes (a timer, not the
+  // process's events) and not tracepoints: as in bpftrace 0.17 it is no global PID filter, so an
+  // off-CPU script on sched_switch sees the target's switch-ins, which run in the task switched
+  // from. (bpftrace 0.2x filters tracepoints by the current task; rbt keeps 0.17's behaviour,
+  // which such scripts need.)
   bool process_event = desc.kind == ProbeKind::Uprobe || desc.kind == ProbeKind::Uretprobe ||
-                       desc.kind == ProbeKind::Usdt;
+                       desc.kind == ProbeKind::Usdt || desc.kind == ProbeKind::Software ||
+                       desc.kind == ProbeKind::Hardware || desc.kind == ProbeKind::Profile;
   if (filter_pid_ && process_event) {
     llvm::Value *mine = b_.CreateICmpEQ(b_.current_pid(),
                                         config_field(offsetof(RuntimeConfig, filter_pid)));

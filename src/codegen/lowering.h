@@ -29,6 +29,7 @@ public:
   // Emits one BPF function for `probe` as attached at `desc`.
   void lower_probe(const ast::Probe &probe, const ProbeDesc &desc, unsigned index);
   void set_filter_pid(bool on) { filter_pid_ = on; }
+  void set_pid_from_own_namespace(bool on) { pid_from_own_namespace_ = on; }
   // Bytes of each function's stack that value slots may take (kStackBudget); past them values
   // go to scratch pages. 0 puts every value slot in scratch memory: compile() retries with it
   // when the back end finds a function's stack over 512 bytes after all (LLVM's own spills and
@@ -37,7 +38,8 @@ public:
   // The script's name in errorf/warnf messages ("stdin" for -e).
   void set_source_name(std::string name) { source_name_ = std::move(name); }
   // -k: every probe_read helper that fails sends a HelperError event (lower_actions.cpp).
-  void warn_failed_reads(const std::string &source_name);
+  // -k: warnings where a helper's read fails or a map read finds no key (lower_actions.cpp).
+  void warn_failed_reads(const std::string &source_name, const std::string &source_text);
   // The stdlib/bpf libraries the emitted code calls into.
   const std::set<std::string> &libraries() const { return libraries_; }
   // rstack and the Ruby frame builtins need the walker object (link_walker.h) linked in.
@@ -165,10 +167,12 @@ private:
   llvm::Value *sw_tai_ns();  // nsecs(sw_tai): CLOCK_TAI (lower_clock_ns.cpp)
   llvm::Value *tseries_now();  // the time tseries() files a value under (lower_tseries.cpp)
   llvm::Value *ns_pid_tgid();
+  llvm::Value *ns_pid(bool process);  // the tgid (process) or pid (thread) of ns_pid_tgid()
   // errorf/warnf: a printf to stderr behind the call's place (lower_actions.cpp).
   llvm::Value *lower_diagnostic(const ast::Call &call, const char *severity);
   // A WARNING line on stderr naming the place `at`, sent when the code here runs.
   void runtime_warning(const SourceRange &at, const std::string &message);
+  void warn_missing_key(const ast::MapRef &map, llvm::Value *found);
   // `a / b`, `a % b`: as in bpftrace, a zero divisor gives 1 and a runtime warning.
   llvm::Value *lower_division(const ast::Binary &bin, llvm::Value *l, llvm::Value *r);  // a bpf_pidns_info in rbt's pid namespace (lower_clock_ns.cpp)
   llvm::Value *call_stdlib(const char *library, const char *name, std::vector<llvm::Value *> args);
@@ -245,8 +249,11 @@ private:
   std::set<std::string> libraries_;
   bool ruby_walker_ = false;
   bool filter_pid_ = false;
+  bool pid_from_own_namespace_ = false;
   uint64_t stack_budget_ = kStackBudget;
   std::string source_name_ = "stdin";
+  std::string missing_key_source_;  // -k: the script, quoted by missing-key warnings
+  bool warn_missing_keys_ = false;
   const ast::Expr *lowering_ = nullptr;  // the expression lower_expr is in (for -k's warnings)
   std::string error_;
 };

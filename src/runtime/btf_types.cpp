@@ -172,25 +172,45 @@ std::optional<FieldLayout> KernelTypes::find_var(const std::string &name) {
   return f;
 }
 
+namespace {
+// Each enumerator of an enum type (32- or 64-bit) as (name, value); other types have none.
+template <typename F>
+void each_enumerator(const btf *b, const btf_type *t, F &&f) {
+  if (btf_is_enum(t)) {
+    const struct btf_enum *e = btf_enum(t);
+    for (int i = 0; i < btf_vlen(t); i++, e++)
+      f(btf__name_by_offset(b, e->name_off), static_cast<int64_t>(e->val));
+  } else if (btf_is_enum64(t)) {
+    const struct btf_enum64 *e = btf_enum64(t);
+    for (int i = 0; i < btf_vlen(t); i++, e++)
+      f(btf__name_by_offset(b, e->name_off), static_cast<int64_t>(btf_enum64_value(e)));
+  }
+}
+}  // namespace
+
+std::vector<std::pair<std::string, int64_t>> KernelTypes::find_enum(const std::string &name) {
+  std::vector<std::pair<std::string, int64_t>> values;
+  if (!load())
+    return values;
+  int id = btf__find_by_name_kind(btf_, name.c_str(), BTF_KIND_ENUM);
+  if (id < 0)
+    id = btf__find_by_name_kind(btf_, name.c_str(), BTF_KIND_ENUM64);
+  if (id < 0)
+    return values;
+  each_enumerator(btf_, btf__type_by_id(btf_, static_cast<uint32_t>(id)),
+                  [&](const char *n, int64_t v) { values.emplace_back(n, v); });
+  return values;
+}
+
 std::optional<int64_t> KernelTypes::find_enum_value(const std::string &name) {
   if (!load())
     return std::nullopt;
   if (enum_values_.empty()) {
     // Every enumerator of the kernel's enums, read once (a few ms over vmlinux's types).
     uint32_t n = btf__type_cnt(btf_);
-    for (uint32_t id = 1; id < n; id++) {
-      const btf_type *t = btf__type_by_id(btf_, id);
-      if (btf_is_enum(t)) {
-        const struct btf_enum *e = btf_enum(t);
-        for (int i = 0; i < btf_vlen(t); i++, e++)
-          enum_values_.emplace(btf__name_by_offset(btf_, e->name_off), e->val);
-      } else if (btf_is_enum64(t)) {
-        const struct btf_enum64 *e = btf_enum64(t);
-        for (int i = 0; i < btf_vlen(t); i++, e++)
-          enum_values_.emplace(btf__name_by_offset(btf_, e->name_off),
-                               static_cast<int64_t>(btf_enum64_value(e)));
-      }
-    }
+    for (uint32_t id = 1; id < n; id++)
+      each_enumerator(btf_, btf__type_by_id(btf_, id),
+                      [&](const char *en, int64_t v) { enum_values_.emplace(en, v); });
   }
   auto it = enum_values_.find(name);
   if (it == enum_values_.end())

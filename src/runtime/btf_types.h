@@ -7,6 +7,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "record_layout.h"
 
@@ -30,6 +32,8 @@ public:
   // The type of the kernel variable `name` (its BTF VAR: per-CPU variables), for
   // percpu_kaddr().
   std::optional<FieldLayout> find_var(const std::string &name);
+  // The enumerators of the kernel's `enum name`, in order; empty when BTF has no such enum.
+  std::vector<std::pair<std::string, int64_t>> find_enum(const std::string &name);
   // `args` of rawtracepoint:event: the parameters of the kernel's __bpf_trace_<event> (after its
   // `void *__data`), each a u64 of the context at 8 * its position, named as the kernel names
   // it; an integer is read as the whole u64 (the context allows no narrower loads). Null when

@@ -201,18 +201,22 @@ void EventReader::handle(const uint8_t *data, size_t size) {
     return;
   }
   if (id == static_cast<uint64_t>(EventId::Exit)) {
-    // The first exit() wins; events already queued behind it are still carried out (their
-    // clear() and zero() too, which bpftrace's tseries cases rely on).
+    // The first exit() wins; what is queued behind it only clears or zeroes maps (see
+    // print_after_exit).
     if (!exit_requested_ && size >= 16) {
       int64_t code;
       memcpy(&code, data + 8, 8);
       exit_code_ = static_cast<int>(code);
     }
     exit_requested_ = true;
+    quiet_after_exit_ = true;
     return;
   }
   uint64_t index = id - static_cast<uint64_t>(EventId::FirstAction);
   if (id < static_cast<uint64_t>(EventId::FirstAction) || index >= formats_.size())
+    return;
+  if (quiet_after_exit_ && manifest_.actions[index].kind != ActionKind::Clear &&
+      manifest_.actions[index].kind != ActionKind::Zero)
     return;
   if (size < 8 + manifest_.actions[index].args.size)
     return;  // a truncated event: nothing sensible to print

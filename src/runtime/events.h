@@ -55,6 +55,11 @@ public:
       exit_code_ = code;
     exit_requested_ = true;
   }
+  // What probes queue behind the first exit() event prints nothing (bpftrace ignores events
+  // once it is finalizing: a probe that fires again before the run stops adds no output), but
+  // clear() and zero() are still carried out, as bpftrace does them in the kernel (its
+  // tseries cases rely on it). END's output prints: the session calls this before END.
+  void print_after_exit() { quiet_after_exit_ = false; }
   // Called for EventId::NewProcess: a process whose stacks we will print was first seen.
   std::function<void(pid_t)> on_new_process;
   // sample() and marker() events go here when set (rbt record), else they print as text.
@@ -74,6 +79,7 @@ private:
   std::vector<ParsedFormat> formats_;  // parsed printf/cat/system formats, by action index
   ring_buffer *rb_ = nullptr;
   bool exit_requested_ = false;
+  bool quiet_after_exit_ = false;  // print_after_exit()
   int exit_code_ = 0;
   Limit limit_;
   uint64_t next_check_ns_ = 0;

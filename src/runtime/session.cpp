@@ -303,7 +303,10 @@ Status Session::run_begin() {
   writer_->hold();  // until announce(): the attached-probes line comes first
   return run_special(ProbeKind::Begin);
 }
-Status Session::run_end() { return run_special(ProbeKind::End); }
+Status Session::run_end() {
+  events_->print_after_exit();
+  return run_special(ProbeKind::End);
+}
 
 Status Session::check_probes() {
   // A profile format needs a map it can write: say so before anything runs.
@@ -360,14 +363,18 @@ Status Session::attach() {
       return s;
   AttachTarget target;
   target.pid = options_.pid;
-  // The kernel runs the consumers of one uprobe newest first: uprobes and uretprobes attach
-  // last to first, so that two probes on one function run in the script's order, as bpftrace's.
+  // The kernel runs the consumers of one uprobe newest first: uprobes, uretprobes and USDT
+  // probes (uprobes too) attach last to first, so that two probes on one place run in the
+  // script's order, as bpftrace's.
+  auto newest_first = [](ProbeKind k) {
+    return k == ProbeKind::Uprobe || k == ProbeKind::Uretprobe || k == ProbeKind::Usdt;
+  };
   std::vector<const ProbeDesc *> order;
   for (auto &p : manifest_.probes)
-    if (p.kind != ProbeKind::Uprobe && p.kind != ProbeKind::Uretprobe)
+    if (!newest_first(p.kind))
       order.push_back(&p);
   for (auto it = manifest_.probes.rbegin(); it != manifest_.probes.rend(); ++it)
-    if (it->kind == ProbeKind::Uprobe || it->kind == ProbeKind::Uretprobe)
+    if (newest_first(it->kind))
       order.push_back(&*it);
   if (options_.bench)  // only BEGIN, the benchmarks and END run, as in bpftrace's bench mode
     order.clear();

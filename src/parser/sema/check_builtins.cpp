@@ -589,10 +589,12 @@ Type TypeChecker::check_socket_cookie(const Call &call) {
   return u64();
 }
 
-// uaddr("sym"): a symbol's address in the probed binary as linked (its ELF st_value, as
-// bpftrace: for PIE binaries and libraries that is before the load bias). As in bpftrace it
-// is a user-space pointer to an unsigned integer of the symbol's size (1, 2, 4 or 8 bytes;
-// uint64 otherwise), so *uaddr("GLOBAL") reads the variable.
+// uaddr("sym"): a symbol's address in the probed binary. As in bpftrace it is a user-space
+// pointer to an unsigned integer of the symbol's size (1, 2, 4 or 8 bytes; uint64 otherwise),
+// so *uaddr("GLOBAL") reads the variable. In a binary loaded where it was linked that is the
+// ELF st_value; in a PIE or library, which run at a bias, a uprobe on one place finds the
+// bias at run time from its own address (see uaddr_anchors). Elsewhere (a uretprobe, USDT,
+// several places) the address stays as linked.
 Type TypeChecker::check_uaddr(const Call &call) {
   auto name = literal_text(*call.args[0]);
   if (!name) {
@@ -619,6 +621,13 @@ Type TypeChecker::check_uaddr(const Call &call) {
     sym = here;
   }
   info_.constants[&call] = sym ? sym->address : 0;
+  const auto &places = info_.probes[probe_];
+  if (sym && sym->relocated && places.size() == 1 && places[0].kind == ProbeKind::Uprobe) {
+    const ProbeDesc &p = places[0];
+    auto func = p.func.empty() ? std::nullopt : env_.user_symbol(p, p.func);
+    if (p.func.empty() || func)
+      info_.uaddr_anchors[&call] = (func ? func->address : 0) + p.offset;
+  }
   uint64_t size = sym ? sym->size : 8;
   unsigned bits = size == 1 || size == 2 || size == 4 ? static_cast<unsigned>(size * 8) : 64;
   return Type::pointer(Type::integer(bits, false), true);

@@ -129,6 +129,9 @@ struct SemaInfo {
   std::map<std::string, const RecordLayout *> records;  // tracepoint `args` records by name
   // sizeof/offsetof, enumerators, `unroll ($N)`: their values.
   std::unordered_map<const ast::Node *, uint64_t> constants;
+  // uaddr() in a PIE or library: the probe's own address as linked. The probe's instruction
+  // pointer minus it is the load bias, added to the symbol's linked address at run time.
+  std::unordered_map<const ast::Node *, uint64_t> uaddr_anchors;
   // str($1), str($1 + k): the text they stand for, known when the script compiles.
   std::unordered_map<const ast::Node *, std::string> constant_strings;
   // percpu_kaddr() calls: the variable, named and typed as the kernel's BTF has it.
@@ -184,6 +187,9 @@ struct Environment {
   std::function<const RecordLayout *(const ProbeDesc &)> raw_tracepoint_args;
   // The value of a kernel enum's enumerator (TCP_SYN_SENT), when BTF has it.
   std::function<std::optional<int64_t>(const std::string &)> kernel_enum;
+  // The enumerators of the kernel's `enum name` (BTF), in order; empty when unknown.
+  std::function<std::vector<std::pair<std::string, int64_t>>(const std::string &)>
+      kernel_enum_type;
   // kaddr(): a kernel symbol's address; uaddr(): a symbol's address in an expanded probe's
   // binary as linked.
   std::function<std::optional<uint64_t>(const std::string &)> kernel_symbol;
@@ -192,6 +198,7 @@ struct Environment {
   struct UserSymbol {
     uint64_t address;  // as linked
     uint64_t size;     // ELF st_size: uaddr()'s pointee is an integer of this size if 1/2/4/8
+    bool relocated;    // the binary is a PIE or a library: it runs at an address plus a bias
   };
   std::function<std::optional<UserSymbol>(const ProbeDesc &probe, const std::string &name)>
       user_symbol;

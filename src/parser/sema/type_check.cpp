@@ -115,8 +115,20 @@ void TypeChecker::resolve_attach_points(const Probe &probe) {
       attach_errors_.push_back({Severity::Error, ap->range, e.why.empty() ? e.what : e.why, e.hint});
       continue;
     }
-    for (auto &p : *expanded)
+    for (auto &p : *expanded) {
+      // missing_probes = warn|ignore: a tracepoint the kernel does not have is left out now,
+      // before its `args` are checked against a format nobody can read.
+      if (p.kind == ProbeKind::Tracepoint && info_.config.missing_probes != MissingProbes::Error &&
+          env_.tracepoint_format && !env_.tracepoint_format(p)) {
+        if (info_.config.missing_probes == MissingProbes::Warn)
+          skipped_probes_.push_back({Severity::Warning, ap->range,
+                                     "No matches for tracepoint " + p.target + ":" + p.func +
+                                         " (the kernel has no such tracepoint)",  // bpftrace's words
+                                     "skipped: missing_probes = warn"});
+        continue;
+      }
       it->second.push_back(std::move(p));
+    }
   }
 }
 
@@ -807,11 +819,34 @@ const RecordLayout *TypeChecker::find_struct(const std::string &name) const {
     t = struct_array(fa, *field, record.user_space);
   if (field->bit_size)
     t.is_signed = false;  // bpftrace reads every bit field as unsigned (`short b:8` of 0xd9: 217)
+  else if (t.kind == TypeKind::Int)
+    t.enum_name = kernel_enum_of(*field);
   if (t.is_none())
     diags_.error(fa.range, "field '" + fa.field + "' has a type rbt cannot read yet (" +
                                field->type_name + ")");
   info_.fields[&fa] = field;
   return t;
+}
+
+// A field of a kernel enum type (a tracepoint's `enum skb_drop_reason reason`): its values
+// print as the enumerators' names, as bpftrace shows them, the enum taken from BTF (a script's
+// enum of the same name wins). Empty for other fields.
+std::string TypeChecker::kernel_enum_of(const FieldLayout &field) {
+  std::string type = field.type_name;
+  for (const char *q : {"const ", "volatile "})
+    if (type.starts_with(q))
+      type.erase(0, std::string(q).size());
+  if (field.kind != FieldLayout::Kind::Int || !type.starts_with("enum "))
+    return {};
+  std::string name = type.substr(5);
+  if (info_.script_enums.count(name))
+    return name;
+  auto values = env_.kernel_enum_type ? env_.kernel_enum_type(name)
+                                      : std::vector<std::pair<std::string, int64_t>>{};
+  if (values.empty())
+    return {};
+  info_.script_enums[name] = EnumDesc{name, std::move(values)};
+  return name;
 }
 
 [[gnu::noinline]] Type TypeChecker::check_cast(const Cast &cast) {

@@ -91,6 +91,7 @@ private:
   Type check_field_access(const ast::FieldAccess &fa);
   // `args.f` in a probe on several tracepoints: f must have one type in all of them.
   bool check_args_field(const ast::FieldAccess &fa, const FieldLayout &field);
+  std::string kernel_enum_of(const FieldLayout &field);
   Type check_cast(const ast::Cast &cast);
   Type check_type_query(const ast::TypeQuery &query);
   Type check_index(const ast::Index &index);

@@ -102,6 +102,7 @@ ElfFile &ElfFile::operator=(ElfFile &&o) noexcept {
     fd_ = std::exchange(o.fd_, -1);
     elf_ = std::exchange(o.elf_, nullptr);
     is64_ = o.is64_;
+    position_independent_ = o.position_independent_;
     symbols_ = std::move(o.symbols_);
     segments_ = std::move(o.segments_);
     build_id_ = std::move(o.build_id_);
@@ -120,6 +121,8 @@ ElfFile::~ElfFile() {
 
 Status ElfFile::load() {
   is64_ = gelf_getclass(elf_) == ELFCLASS64;
+  GElf_Ehdr ehdr;
+  position_independent_ = gelf_getehdr(elf_, &ehdr) && ehdr.e_type == ET_DYN;
 
   size_t nphdr = 0;
   if (elf_getphdrnum(elf_, &nphdr) != 0)

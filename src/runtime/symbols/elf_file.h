@@ -50,6 +50,9 @@ public:
   // The open libelf handle, for other readers in symbols/ (USDT notes); owned by this object.
   Elf *handle() const { return elf_; }
   bool is_64bit() const { return is64_; }
+  // ET_DYN (a PIE or a library): loaded at a bias, so its symbols' run-time addresses are
+  // their values plus that bias.
+  bool position_independent() const { return position_independent_; }
 
   const std::vector<ElfSymbol> &symbols() const { return symbols_; }
   const std::vector<LoadSegment> &segments() const { return segments_; }
@@ -80,6 +83,7 @@ private:
   int fd_ = -1;
   Elf *elf_ = nullptr;
   bool is64_ = true;
+  bool position_independent_ = false;
   std::vector<ElfSymbol> symbols_;        // sorted by (value, name)
   std::vector<LoadSegment> segments_;
   std::string build_id_;
