@@ -733,10 +733,16 @@ def run_case(case, rbt, workdir):
                             cut = i + 1
                     out = out[cut:]
                 if case.after:
-                    # the program's name is rbt's (a deliberate difference)
-                    acmd = case.after.replace("pidof bpftrace", "pidof " + os.path.basename(rbt))
+                    # the program's name is rbt's (a deliberate difference). `pidof` would name
+                    # every rbt on the machine (AFTER sends them SIGUSR1: it killed other
+                    # sessions' tests), so outside a PID namespace only this case's session's.
+                    name = os.path.basename(rbt)
                     if nsenter:
-                        acmd = " ".join(nsenter) + " " + acmd
+                        acmd = " ".join(nsenter) + " " + case.after.replace(
+                            "pidof bpftrace", "pidof " + name)
+                    else:
+                        acmd = case.after.replace(
+                            "pidof bpftrace", f"pgrep -s {proc.pid} -x {shlex.quote(name[:15])}")
                     # The shell's own execve is the first a sys_enter_execve probe sees. Cases
                     # that print it cut to max_strlen expect a path of 9 characters or more
                     # (`/.......\.\.` at max_strlen 8), as the shells of bpftrace's CI have
