@@ -88,6 +88,23 @@ llvm::Value *Lowering::lower_cat(const Call &call) {
   return nullptr;
 }
 
+// bpf_probe_write_user(dst, src, len): 0 on success, so the value is whether it wrote.
+llvm::Value *Lowering::lower_write_user(const Call &call) {
+  llvm::Value *dst = lower_expr(*call.args[0]);
+  if (dst->getType()->isIntegerTy())
+    dst = b_.CreateIntToPtr(b_.CreateZExtOrTrunc(dst, b_.getInt64Ty()), b_.getPtrTy());
+  llvm::Value *src = lower_expr(*call.args[1]);
+  if (type_of(call.args[1]).is_int()) {  // an integer's bytes, little-endian, from the stack
+    llvm::Value *slot = b_.stack_slot(8, "write_user_src");
+    b_.CreateStore(b_.CreateSExtOrTrunc(src, b_.getInt64Ty()), slot);
+    src = slot;
+  }
+  uint64_t len = sema_.constants.at(&call);  // sema's constant length
+  llvm::Value *rc = b_.call_helper(BPF_FUNC_probe_write_user, b_.getInt64Ty(),
+                                   {dst, src, b_.getInt64(len)});
+  return b_.CreateZExt(b_.CreateICmpEQ(rc, b_.getInt64(0)), b_.getInt64Ty());
+}
+
 llvm::Value *Lowering::lower_system(const Call &call) {
   ActionDesc action;
   action.kind = ActionKind::System;

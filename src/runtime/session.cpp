@@ -1,5 +1,6 @@
 #include "session.h"
 
+#include <cstdio>
 #include <bpf/bpf.h>
 #include <signal.h>
 #include <sys/epoll.h>
@@ -100,6 +101,30 @@ std::string failed_program(const std::string &log) {
   return log.substr(p + 6, q - p - 6);
 }
 
+// write_user()'s helper, bpf_probe_write_user, is refused to every program (the verifier says
+// the program type "cannot use" it) when the kernel is locked down (integrity or
+// confidentiality) or rbt lacks CAP_SYS_ADMIN: say that, not the verifier's words only.
+std::string explain_refused_helper(const std::string &cause) {
+  if (cause.find("bpf_probe_write_user") == std::string::npos)
+    return cause;
+  std::string mode;
+  if (std::FILE *f = std::fopen("/sys/kernel/security/lockdown", "r")) {
+    char buf[128] = {};
+    if (std::fgets(buf, sizeof(buf), f)) {
+      std::string line = buf;
+      auto a = line.find('['), b = line.find(']');
+      if (a != std::string::npos && b != std::string::npos && b > a)
+        mode = line.substr(a + 1, b - a - 1);
+    }
+    std::fclose(f);
+  }
+  return "write_user() needs bpf_probe_write_user, which this kernel gives no program: " +
+         (mode.empty() ? std::string("it is locked down, or rbt lacks CAP_SYS_ADMIN")
+                       : mode == "none" ? std::string("rbt lacks CAP_SYS_ADMIN")
+                                        : "it is locked down (" + mode +
+                                              ", /sys/kernel/security/lockdown)");
+}
+
 }  // namespace
 
 Session::Session(const Manifest &manifest, SessionOptions options)
@@ -187,7 +212,8 @@ Status Session::load(const std::vector<char> &elf) {
     for (auto &p : manifest_.probes) {
       if (p.program == prog) {
         rejected_ = &p;
-        Error e = make_error("the kernel's verifier rejected probe " + p.name, cause,
+        Error e = make_error("the kernel's verifier rejected probe " + p.name,
+                             explain_refused_helper(cause),
                              options_.verbose ? "" : "run with -v to see the verifier's log", err);
         e.detail = vlog;
         return e;

@@ -163,6 +163,38 @@ Type TypeChecker::check_warnf(const Call &call) {
   return check_format_args(call, 0, "warnf") ? Type::void_type() : Type::none();
 }
 
+// write_user(dst, src, len): writes len bytes of src (a string or an integer, held by the
+// program) to the traced process's memory at dst with bpf_probe_write_user, as bpftrace; true
+// when written. It can corrupt or crash the process: --unsafe only. len is a constant, at most
+// src's size, as the helper's verifier check needs a known size.
+Type TypeChecker::check_write_user(const Call &call) {
+  Type dst = check_expr(*call.args[0]), src = check_expr(*call.args[1]);
+  Type len = check_expr(*call.args[2]);
+  if (!dst.is_none() && !dst.is_scalar()) {
+    diags_.error(call.args[0]->range, "write_user() writes to an address, not a " + dst.name());
+    return Type::none();
+  }
+  if (!src.is_none() && !src.is_string() && !src.is_int()) {
+    diags_.error(call.args[1]->range,
+                 "write_user() writes a string or an integer, not a " + src.name());
+    return Type::none();
+  }
+  uint64_t size = src.is_string() ? src.size : 8;
+  auto n = expect_int(*call.args[2], len, "write_user()'s length") ? const_int(*call.args[2])
+                                                                   : std::nullopt;
+  if (!n || *n < 1 || static_cast<uint64_t>(*n) > size) {
+    diags_.error(call.args[2]->range, "write_user()'s length must be a constant from 1 to " +
+                                          std::to_string(size) + " (the size of what it writes)");
+    return Type::none();
+  }
+  if (!env_.unsafe) {
+    diags_.error(call.range, "write_user() is unsafe: run rbt with --unsafe to allow it");
+    return Type::none();
+  }
+  info_.constants[&call] = static_cast<uint64_t>(*n);  // the length, for the lowering
+  return Type::boolean();
+}
+
 Type TypeChecker::check_system(const Call &call) {
   bool ok = check_format_args(call, 0, "system");
   if (!env_.unsafe) {
