@@ -367,6 +367,16 @@ def version_tuple(s):
     return tuple(int(x) for x in re.findall(r"\d+", s)[:3])
 
 
+# Stacks with source lines (`func+12@file.c:34`) or inlined frames (`[inlined] f`,
+# `f (inlined)`) come from DWARF, which issue 14 leaves out as it leaves out the cases that
+# declare REQUIRES_FEATURE dwarf; some such cases do not declare it.
+RE_DWARF_FRAME = re.compile(r"\.c:(\[0-9\]|[0-9])|[\[(]inlined\\?[\])]")
+
+
+def needs_dwarf(case):
+    return any(RE_DWARF_FRAME.search(t) for k, t in case.expects if k in ("text", "regex"))
+
+
 def classify(case, workdir, built):
     """None when applicable here, else the reason."""
     host = {platform.machine().lower(), "le" if sys.byteorder == "little" else "be"}
@@ -389,6 +399,8 @@ def classify(case, workdir, built):
         name, want = (f[1:], False) if f.startswith("!") else (f, True)
         if FEATURES.get(name, False) != want:
             return "feature: " + ("" if want else "!") + name
+    if needs_dwarf(case):
+        return "feature: dwarf (source lines or inlined frames in its expected stacks)"
     for p in referenced_programs(case, workdir):
         if p not in built:
             return "program not buildable here: " + p
@@ -611,6 +623,23 @@ def check_expect(kind, text, output, workdir, case):
         return False
 
 
+RE_INTERVAL_EXIT = re.compile(
+    r"\b(?:interval|i):(?:(s|ms|us):(\d+)|(\d+)(s|ms|us))\s*(?:/[^/]*/\s*)?\{[^{}]*\bexit\s*\(")
+UNIT_SECONDS = {"s": 1.0, "ms": 1e-3, "us": 1e-6}
+
+
+def own_exit_due(case, workdir):
+    """Seconds after attaching at which the case's own `interval` probe calls exit() (0 if it
+    has none). `i:5s { exit(); }` under a TIMEOUT of 5 is due at the very moment the runner
+    stops it: bpftrace's runner then passes it as a stopped case whose output matched; this
+    one gives such a case a second more, so that it can show it exits by itself."""
+    due = 0.0
+    for m in RE_INTERVAL_EXIT.finditer(strip_strings(program_text(case, workdir))):
+        unit, n = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+        due = max(due, int(n) * UNIT_SECONDS[unit])
+    return due
+
+
 def run_case(case, rbt, workdir):
     res = Result()
     start = time.monotonic()
@@ -722,7 +751,7 @@ def run_case(case, rbt, workdir):
             line = split_marker(line, out)
             if line.rstrip("\n") == MARKER and not res.attached:
                 res.attached = True
-                deadline = time.monotonic() + timeout
+                deadline = time.monotonic() + max(timeout, own_exit_due(case, workdir) + 1)
                 if case.exact:
                     # bpftrace's runner drops what came before the attach notice; rbt prints
                     # its notice after BEGIN's output, so drop up to its "Attached" line only.
