@@ -362,6 +362,30 @@ private:
     }
   }
 
+  // `(a*)x` where the parameter a is given a type (`typeof(uint8)`): the cast takes that type.
+  // typeof(typeof(t)) and a nested macro's `typeof(param)` name the type inside.
+  Expr *clone_cast(const Cast *c, const Subst &s) {
+    Expr *operand = clone(c->operand, s);
+    auto it = c->is_struct ? s.exprs.end() : s.exprs.find(c->type_name);
+    if (it == s.exprs.end())
+      return ctx_.make<Cast>(c->range, c->type_name, c->is_struct, c->pointers, operand,
+                             c->is_array, c->array_count);
+    const Expr *arg = it->second;
+    uint32_t pointers = c->pointers;
+    while (arg->kind == NodeKind::TypeExpr && static_cast<const TypeExpr *>(arg)->type.of) {
+      pointers += static_cast<const TypeExpr *>(arg)->type.is_pointer ? 1 : 0;
+      arg = static_cast<const TypeExpr *>(arg)->type.of;
+    }
+    if (arg->kind != NodeKind::TypeExpr || static_cast<const TypeExpr *>(arg)->type.size) {
+      diags_.error(c->range, "macro '" + s.macro->name + "' casts to its parameter " + c->type_name +
+                                 ", which is given no type (pass one as typeof(type))");
+      return operand;
+    }
+    const TypeSpec &type = static_cast<const TypeExpr *>(arg)->type;
+    return ctx_.make<Cast>(c->range, type.name, type.is_struct, pointers + (type.is_pointer ? 1 : 0),
+                           operand);
+  }
+
   Expr *clone(const Expr *e, const Subst &s) {
     switch (e->kind) {
     case NodeKind::IntLit: {
@@ -407,11 +431,8 @@ private:
       auto *f = static_cast<const FieldAccess *>(e);
       return ctx_.make<FieldAccess>(f->range, clone(f->base, s), f->field, f->arrow);
     }
-    case NodeKind::Cast: {
-      auto *c = static_cast<const Cast *>(e);
-      return ctx_.make<Cast>(c->range, c->type_name, c->is_struct, c->pointers,
-                             clone(c->operand, s), c->is_array, c->array_count);
-    }
+    case NodeKind::Cast:
+      return clone_cast(static_cast<const Cast *>(e), s);
     case NodeKind::TypeQuery: {
       auto *q = static_cast<const TypeQuery *>(e);
       return ctx_.make<TypeQuery>(q->range, q->operand ? clone(q->operand, s) : nullptr,

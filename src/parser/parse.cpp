@@ -264,6 +264,15 @@ ast::Expr *ParseState::union_size(const SourceRange &range, const SourceRange &k
   return make<ast::TypeQuery>(range, nullptr, name, true, "");
 }
 
+ast::TypeExpr *ParseState::param_pointer_type(const SourceRange &range,
+                                              const std::pair<std::string, unsigned> &param) {
+  ast::Expr *of = make<ast::Builtin>(range, param.first);
+  ast::TypeExpr *type = nullptr;
+  for (unsigned i = 0; i < param.second; i++)
+    of = type = make<ast::TypeExpr>(range, ast::TypeSpec{range, "", false, true, 0, of});
+  return type;
+}
+
 ast::Stmt *ParseState::return_value(const SourceRange &range, ast::Expr *value) {
   std::vector<ast::Stmt *> stmts{statement_of(value->range, value),
                                  make<ast::Jump>(range, ast::JumpKind::Return)};

@@ -39,6 +39,10 @@ struct ParseState {
   std::string c_def;
   SourceRange c_def_range;
   int c_def_depth = 0;
+  // The expression parameters (`a`, not `$v`/`@m`) of the macro being lexed: in its body
+  // `(a*)` is a cast to a pointer to the type `a` will name (lexer.l, PARAM_PTR_CAST).
+  std::vector<std::string> macro_params;
+  bool in_macro_params = false;
   // Where the lexer's input position is; Flex reads from this buffer.
   size_t input_pos = 0;
 
@@ -106,6 +110,10 @@ struct ParseState {
   // `sizeof(union U)`.
   ast::Expr *union_size(const SourceRange &range, const SourceRange &keyword_range,
                         const std::string &keyword, const std::string &name);
+  // `sizeof(t*)`, `typeof(t**)` with t a macro's parameter (lexed as one PARAM_PTR_CAST
+  // token): a pointer type over the type of whatever t is given.
+  ast::TypeExpr *param_pointer_type(const SourceRange &range,
+                                    const std::pair<std::string, unsigned> &param);
   // `return expr;`: the value is evaluated (its side effects happen), then the probe returns.
   ast::Stmt *return_value(const SourceRange &range, ast::Expr *value);
   // `_ = expr` discards a value; any other name on the left is an error.
