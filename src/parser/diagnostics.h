@@ -18,6 +18,10 @@ namespace rbt {
 struct SourceRange {
   unsigned line = 0, col = 0;
   unsigned end_line = 0, end_col = 0;  // column just past the last character
+  // Text a macro expansion copied: the call that expanded it (whose own range says whether
+  // it was itself expanded). Diagnostics add a "note: expanded from here" for each. Owned by
+  // the ASTContext.
+  const SourceRange *expanded_from = nullptr;
 };
 
 enum class Severity { Error, Warning };
@@ -45,6 +49,8 @@ public:
   std::string render() const;
 
 private:
+  void render_snippet(std::ostream &out, const SourceRange &r) const;
+
   const SourceFile &source_;
   std::vector<Diagnostic> diags_;
   unsigned errors_ = 0;
