@@ -119,7 +119,7 @@ namespace {
 // column, the column past the call), as a printf format (a `%` of a file name doubled).
 std::string call_place(const std::string &source_name, const SourceRange &r) {
   std::string place;
-  for (char c : source_name)
+  for (char c : r.file ? r.file->name() : source_name)  // an imported file's own name
     place += c == '%' ? "%%" : std::string(1, c);
   place += ":" + std::to_string(r.line) + ":" + std::to_string(r.col);
   if (r.end_line == r.line && r.end_col > r.col)
@@ -132,10 +132,10 @@ std::string call_place(const std::string &source_name, const SourceRange &r) {
 std::string expansion_lines(const std::string &source_name, const std::string &source_text,
                             const SourceRange &r, const char *severity) {
   std::string out;
-  SourceFile source(source_name, source_text);
+  SourceFile script(source_name, source_text);
   for (const SourceRange *site = r.expanded_from; site; site = site->expanded_from) {
     out += "\n" + call_place(source_name, *site) + ": " + severity + ": expanded from\n";
-    for (char c : source.line(site->line))
+    for (char c : (site->file ? *site->file : script).line(site->line))
       out += c == '%' ? "%%" : std::string(1, c);
   }
   return out;

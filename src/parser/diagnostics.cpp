@@ -15,7 +15,7 @@ void DiagnosticEngine::warning(const SourceRange &range, std::string message, st
 
 // The source line of r and a caret under its range (nothing for a range without a place).
 void DiagnosticEngine::render_snippet(std::ostream &out, const SourceRange &r) const {
-  std::string_view line = source_.line(r.line);
+  std::string_view line = file_of(r).line(r.line);
   out << line << "\n";
   // Keep tabs so the caret lines up with the source as a terminal shows it.
   std::string marker;
@@ -36,7 +36,7 @@ void DiagnosticEngine::render(std::ostream &out, bool with_warnings) const {
     if (d.severity == Severity::Warning && !with_warnings)
       continue;
     const auto &r = d.range;
-    out << source_.name() << ":" << r.line << ":" << r.col << ": "
+    out << file_of(r).name() << ":" << r.line << ":" << r.col << ": "
         << (d.severity == Severity::Error ? "error" : "warning") << ": " << d.message << "\n";
     if (r.line != 0 && r.col != 0)
       render_snippet(out, r);
@@ -44,7 +44,7 @@ void DiagnosticEngine::render(std::ostream &out, bool with_warnings) const {
       out << "note: " << d.note << "\n";
     // Inside a macro's body: which call (and which call of that, ...) produced the text.
     for (const SourceRange *site = r.expanded_from; site; site = site->expanded_from) {
-      out << source_.name() << ":" << site->line << ":" << site->col << ": note: expanded from here\n";
+      out << file_of(*site).name() << ":" << site->line << ":" << site->col << ": note: expanded from here\n";
       render_snippet(out, *site);
     }
   }

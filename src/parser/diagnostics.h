@@ -22,6 +22,8 @@ struct SourceRange {
   // it was itself expanded). Diagnostics add a "note: expanded from here" for each. Owned by
   // the ASTContext.
   const SourceRange *expanded_from = nullptr;
+  // The imported file the range is in (`import "helpers.bt";`); null: the script itself.
+  const SourceFile *file = nullptr;
 };
 
 enum class Severity { Error, Warning };
@@ -43,6 +45,7 @@ public:
   bool has_errors() const { return errors_ > 0; }
   const std::vector<Diagnostic> &diagnostics() const { return diags_; }
   const SourceFile &source() const { return source_; }
+  const SourceFile &file_of(const SourceRange &r) const { return r.file ? *r.file : source_; }
 
   // with_warnings false: errors only (--no-warnings, when the errors must still be shown).
   void render(std::ostream &out, bool with_warnings = true) const;

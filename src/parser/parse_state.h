@@ -35,6 +35,7 @@ struct ParseState {
   unsigned line = 1, col = 1;
   SourceRange token;
   int brace_depth = 0;  // inside an action block when > 0
+  const SourceFile *file = nullptr;  // an imported file being parsed (null: the script)
   // A C definition being read (lexer.l's CDEF): its text so far, its range, brace depth.
   std::string c_def;
   SourceRange c_def_range;
@@ -60,6 +61,7 @@ struct ParseState {
     }
     token.end_line = line;
     token.end_col = col;
+    token.file = file;
   }
 
   // Top-level declarations seen between probes; finish() moves them into the program.
@@ -67,6 +69,10 @@ struct ParseState {
   std::vector<ast::MacroDef> macros;
   std::vector<ast::CStructDef> c_defs;
   std::optional<std::vector<ast::ConfigItem>> config;
+  // `import "path";` lines, in order; parse() reads them once the file is parsed.
+  std::vector<std::pair<SourceRange, std::string>> imports;
+  bool body_seen = false;  // a probe, macro or map declaration: no import may follow
+  void add_import(const SourceRange &range, std::string path);
   void add_config(const SourceRange &range, std::vector<ast::ConfigItem> items);
   void add_map_decl(const SourceRange &range, const std::string &text);
   void add_macro(const SourceRange &range, std::string name, std::vector<std::string> params,
