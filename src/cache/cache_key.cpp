@@ -128,6 +128,14 @@ std::string build_id() {
 }
 
 Result<std::string> key_text(const Options &options) {
+  // `import "file";`: the imported files' text is not in the key, so such a script is never
+  // cached (a changed helper file must be compiled again).
+  for (size_t at = options.program_text.find("import"); at != std::string::npos;
+       at = options.program_text.find("import", at + 1)) {
+    size_t q = options.program_text.find_first_not_of(" \t\r\n", at + 6);
+    if (q != std::string::npos && options.program_text[q] == '"')
+      return make_error("object cache", "the script imports files");
+  }
   std::string k;
   line(k, "cache format", std::to_string(kFormatVersion));
   line(k, "rbt version", RBT_VERSION);

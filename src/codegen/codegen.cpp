@@ -81,6 +81,7 @@ Result<std::unique_ptr<ModuleBuild>> lower_script(const ast::Program &program,
   lowering.set_pid_from_own_namespace(options.pid_from_own_namespace);
   lowering.set_stack_budget(stack_budget);
   lowering.set_source_name(options.source_name);
+  lowering.set_source_text(options.source_text);
   if (options.warn_failed_reads)
     lowering.warn_failed_reads(options.source_name, options.source_text);
   unsigned index = 0;

@@ -2,6 +2,7 @@
 // only registers an ActionDesc and sends its event with the values the runtime needs.
 
 #include "lowering.h"
+#include "source.h"
 
 namespace rbt::codegen {
 
@@ -118,12 +119,26 @@ namespace {
 // column, the column past the call), as a printf format (a `%` of a file name doubled).
 std::string call_place(const std::string &source_name, const SourceRange &r) {
   std::string place;
-  for (char c : source_name)
+  for (char c : r.file ? r.file->name() : source_name)  // an imported file's own name
     place += c == '%' ? "%%" : std::string(1, c);
   place += ":" + std::to_string(r.line) + ":" + std::to_string(r.col);
   if (r.end_line == r.line && r.end_col > r.col)
     place += "-" + std::to_string(r.end_col);
   return place;
+}
+
+// As bpftrace: a line `place: ERROR: expanded from` and the source line for each macro call
+// that produced an errorf/warnf (a printf format, as the message is).
+std::string expansion_lines(const std::string &source_name, const std::string &source_text,
+                            const SourceRange &r, const char *severity) {
+  std::string out;
+  SourceFile script(source_name, source_text);
+  for (const SourceRange *site = r.expanded_from; site; site = site->expanded_from) {
+    out += "\n" + call_place(source_name, *site) + ": " + severity + ": expanded from\n";
+    for (char c : (site->file ? *site->file : script).line(site->line))
+      out += c == '%' ? "%%" : std::string(1, c);
+  }
+  return out;
 }
 }  // namespace
 
@@ -131,7 +146,8 @@ llvm::Value *Lowering::lower_diagnostic(const Call &call, const char *severity) 
   ActionDesc action;
   action.kind = ActionKind::Diagnostic;
   action.text = call_place(source_name_, call.range) + ": " + severity + ": " +
-                static_cast<const StrLit *>(call.args[0])->value;
+                static_cast<const StrLit *>(call.args[0])->value +
+                expansion_lines(source_name_, source_text_, call.range, severity);
   emit_action(std::move(action), {call.args.begin() + 1, call.args.end()});
   return nullptr;
 }

@@ -37,6 +37,8 @@ public:
   void set_stack_budget(uint64_t bytes) { stack_budget_ = bytes; }
   // The script's name in errorf/warnf messages ("stdin" for -e).
   void set_source_name(std::string name) { source_name_ = std::move(name); }
+  // The script's text: errorf/warnf inside a macro quote the line of the macro's call.
+  void set_source_text(std::string text) { source_text_ = std::move(text); }
   // -k: every probe_read helper that fails sends a HelperError event (lower_actions.cpp).
   // -k: warnings where a helper's read fails or a map read finds no key (lower_actions.cpp).
   void warn_failed_reads(const std::string &source_name, const std::string &source_text);
@@ -252,6 +254,7 @@ private:
   bool pid_from_own_namespace_ = false;
   uint64_t stack_budget_ = kStackBudget;
   std::string source_name_ = "stdin";
+  std::string source_text_;
   std::string missing_key_source_;  // -k: the script, quoted by missing-key warnings
   bool warn_missing_keys_ = false;
   const ast::Expr *lowering_ = nullptr;  // the expression lower_expr is in (for -k's warnings)

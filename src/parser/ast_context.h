@@ -1,6 +1,7 @@
 #pragma once
 // ASTContext owns every node of one parse; nodes live exactly as long as the context.
 
+#include <deque>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -17,10 +18,16 @@ public:
     nodes_.push_back(std::move(node));
     return raw;
   }
+  // A macro's call site, kept where expanded nodes' ranges can point (expanded_from).
+  const SourceRange *keep_site(const SourceRange &site) { return &sites_.emplace_back(site); }
+  // An imported file's text, kept for as long as the nodes and ranges that point into it.
+  const SourceFile &keep_file(SourceFile file) { return files_.emplace_back(std::move(file)); }
   Program *root = nullptr;
 
 private:
   std::vector<std::unique_ptr<Node>> nodes_;
+  std::deque<SourceRange> sites_;
+  std::deque<SourceFile> files_;  // a deque: pointers to its elements stay valid
 };
 
 }  // namespace rbt::ast

@@ -46,7 +46,17 @@ private:
     std::map<std::string, std::string> names;  // "$v" / "@m" → the caller's name
     unsigned serial;
     bool identity = false;  // copying the caller's own expression: names stay as they are
+    const SourceRange *site = nullptr;  // the call being expanded (kept by the ASTContext)
   };
+
+  // A range of the body's text as this expansion copies it: it points at the call, so that
+  // diagnostics about it can say which call it came from. The caller's own text stays as is.
+  static SourceRange placed(const SourceRange &r, const Subst &s) {
+    SourceRange out = r;
+    if (!s.identity)
+      out.expanded_from = s.site;
+    return out;
+  }
 
   const MacroDef *find(const std::string &name, size_t nargs) const {
     for (const MacroDef &m : macros_)
@@ -237,7 +247,7 @@ private:
                            " levels deep (does it call itself?)");
       return ctx_.make<IntLit>(at, 0);
     }
-    Subst s{&m, {}, {}, ++serial_};
+    Subst s{&m, {}, {}, ++serial_, false, ctx_.keep_site(at)};
     for (size_t i = 0; i < args.size(); i++) {
       const std::string &p = m.params[i];
       if (p[0] == '$' || p[0] == '@') {
@@ -279,7 +289,7 @@ private:
       return m.name;
     if (auto it = s.names.find(m.name); it != s.names.end())
       return it->second;
-    diags_.error(m.range, "macro '" + s.macro->name + "' uses " + m.name +
+    diags_.error(placed(m.range, s), "macro '" + s.macro->name + "' uses " + m.name +
                               ", which is not one of its parameters (pass it as @name)");
     return m.name;
   }
@@ -295,89 +305,114 @@ private:
     std::vector<Stmt *> stmts;
     for (const Stmt *st : b->stmts)
       stmts.push_back(clone_stmt(st, s));
-    return ctx_.make<Block>(b->range, std::move(stmts));
+    return ctx_.make<Block>(placed(b->range, s), std::move(stmts));
   }
 
   Var *clone_var(const Var *v, const Subst &s) {
-    return ctx_.make<Var>(v->range, var_name(v->name, s));
+    return ctx_.make<Var>(placed(v->range, s), var_name(v->name, s));
   }
 
   MapRef *clone_map(const MapRef *m, const Subst &s) {
-    return ctx_.make<MapRef>(m->range, map_name(*m, s), clone_all(m->keys, s));
+    return ctx_.make<MapRef>(placed(m->range, s), map_name(*m, s), clone_all(m->keys, s));
   }
 
   Stmt *clone_stmt(const Stmt *st, const Subst &s) {
     switch (st->kind) {
     case NodeKind::ExprStmt: {
       auto *e = static_cast<const ExprStmt *>(st);
-      auto *c = ctx_.make<ExprStmt>(e->range, clone(e->expr, s));
+      auto *c = ctx_.make<ExprStmt>(placed(e->range, s), clone(e->expr, s));
       c->unterminated = e->unterminated;
       return c;
     }
     case NodeKind::AssignMap: {
       auto *a = static_cast<const AssignMap *>(st);
-      return ctx_.make<AssignMap>(a->range, clone_map(a->map, s), clone(a->value, s));
+      return ctx_.make<AssignMap>(placed(a->range, s), clone_map(a->map, s), clone(a->value, s));
     }
     case NodeKind::AssignVar: {
       auto *a = static_cast<const AssignVar *>(st);
-      return ctx_.make<AssignVar>(a->range, clone_var(a->var, s), clone(a->value, s));
+      return ctx_.make<AssignVar>(placed(a->range, s), clone_var(a->var, s), clone(a->value, s));
     }
     case NodeKind::VarDecl: {
       auto *d = static_cast<const VarDecl *>(st);
       if (s.names.count(d->var->name))
-        diags_.error(d->var->range, "variable declaration shadows macro parameter " + d->var->name);
+        diags_.error(placed(d->var->range, s), "variable declaration shadows macro parameter " + d->var->name);
       TypeSpec type = d->type;
       if (type.of)
         type.of = clone(type.of, s);
-      return ctx_.make<VarDecl>(d->range, clone_var(d->var, s), d->typed, type,
+      type.range = placed(type.range, s);
+      return ctx_.make<VarDecl>(placed(d->range, s), clone_var(d->var, s), d->typed, type,
                                 d->value ? clone(d->value, s) : nullptr);
     }
     case NodeKind::Block:
       return clone_block(static_cast<const Block *>(st), s);
     case NodeKind::If: {
       auto *i = static_cast<const If *>(st);
-      return ctx_.make<If>(i->range, clone(i->cond, s), clone_block(i->then_block, s),
+      return ctx_.make<If>(placed(i->range, s), clone(i->cond, s), clone_block(i->then_block, s),
                            i->else_stmt ? clone_stmt(i->else_stmt, s) : nullptr);
     }
     case NodeKind::While: {
       auto *w = static_cast<const While *>(st);
-      return ctx_.make<While>(w->range, clone(w->cond, s), clone_block(w->body, s));
+      return ctx_.make<While>(placed(w->range, s), clone(w->cond, s), clone_block(w->body, s));
     }
     case NodeKind::For: {
       auto *f = static_cast<const For *>(st);
       Expr *lo = f->hi ? clone(f->lo, s) : clone_map(static_cast<const MapRef *>(f->lo), s);
-      return ctx_.make<For>(f->range, clone_var(f->var, s), lo, f->hi ? clone(f->hi, s) : nullptr,
+      return ctx_.make<For>(placed(f->range, s), clone_var(f->var, s), lo, f->hi ? clone(f->hi, s) : nullptr,
                             clone_block(f->body, s));
     }
     case NodeKind::Unroll: {
       auto *u = static_cast<const Unroll *>(st);
-      return ctx_.make<Unroll>(u->range, u->count, clone_block(u->body, s), u->positional);
+      return ctx_.make<Unroll>(placed(u->range, s), u->count, clone_block(u->body, s), u->positional);
     }
     case NodeKind::Jump: {
       auto *j = static_cast<const Jump *>(st);
-      return ctx_.make<Jump>(j->range, j->jump);
+      return ctx_.make<Jump>(placed(j->range, s), j->jump);
     }
     default:
       return const_cast<Stmt *>(st);
     }
   }
 
+  // `(a*)x` where the parameter a is given a type (`typeof(uint8)`): the cast takes that type.
+  // typeof(typeof(t)) and a nested macro's `typeof(param)` name the type inside.
+  Expr *clone_cast(const Cast *c, const Subst &s) {
+    Expr *operand = clone(c->operand, s);
+    auto it = c->is_struct ? s.exprs.end() : s.exprs.find(c->type_name);
+    if (it == s.exprs.end())
+      return ctx_.make<Cast>(placed(c->range, s), c->type_name, c->is_struct, c->pointers, operand,
+                             c->is_array, c->array_count);
+    const Expr *arg = it->second;
+    uint32_t pointers = c->pointers;
+    while (arg->kind == NodeKind::TypeExpr && static_cast<const TypeExpr *>(arg)->type.of) {
+      pointers += static_cast<const TypeExpr *>(arg)->type.is_pointer ? 1 : 0;
+      arg = static_cast<const TypeExpr *>(arg)->type.of;
+    }
+    if (arg->kind != NodeKind::TypeExpr || static_cast<const TypeExpr *>(arg)->type.size) {
+      diags_.error(placed(c->range, s), "macro '" + s.macro->name + "' casts to its parameter " + c->type_name +
+                                 ", which is given no type (pass one as typeof(type))");
+      return operand;
+    }
+    const TypeSpec &type = static_cast<const TypeExpr *>(arg)->type;
+    return ctx_.make<Cast>(placed(c->range, s), type.name, type.is_struct, pointers + (type.is_pointer ? 1 : 0),
+                           operand);
+  }
+
   Expr *clone(const Expr *e, const Subst &s) {
     switch (e->kind) {
     case NodeKind::IntLit: {
       auto *i = static_cast<const IntLit *>(e);
-      return ctx_.make<IntLit>(i->range, i->value, i->is_bool);
+      return ctx_.make<IntLit>(placed(i->range, s), i->value, i->is_bool);
     }
     case NodeKind::StrLit:
-      return ctx_.make<StrLit>(e->range, static_cast<const StrLit *>(e)->value);
+      return ctx_.make<StrLit>(placed(e->range, s), static_cast<const StrLit *>(e)->value);
     case NodeKind::Positional:
-      return ctx_.make<Positional>(e->range, static_cast<const Positional *>(e)->index);
+      return ctx_.make<Positional>(placed(e->range, s), static_cast<const Positional *>(e)->index);
     case NodeKind::Builtin: {
       auto *b = static_cast<const Builtin *>(e);
       // An expression parameter: a fresh copy of the caller's expression each time.
       if (auto it = s.exprs.find(b->name); it != s.exprs.end())
         return clone(it->second, Subst{s.macro, {}, {}, 0, true});
-      return ctx_.make<Builtin>(b->range, b->name);
+      return ctx_.make<Builtin>(placed(b->range, s), b->name);
     }
     case NodeKind::Var:
       return clone_var(static_cast<const Var *>(e), s);
@@ -385,54 +420,52 @@ private:
       return clone_map(static_cast<const MapRef *>(e), s);
     case NodeKind::Call: {
       auto *c = static_cast<const Call *>(e);
-      return ctx_.make<Call>(c->range, c->name, clone_all(c->args, s));
+      return ctx_.make<Call>(placed(c->range, s), c->name, clone_all(c->args, s));
     }
     case NodeKind::Binary: {
       auto *b = static_cast<const Binary *>(e);
-      return ctx_.make<Binary>(b->range, b->op, clone(b->lhs, s), clone(b->rhs, s));
+      return ctx_.make<Binary>(placed(b->range, s), b->op, clone(b->lhs, s), clone(b->rhs, s));
     }
     case NodeKind::Unary: {
       auto *u = static_cast<const Unary *>(e);
-      return ctx_.make<Unary>(u->range, u->op, clone(u->operand, s));
+      return ctx_.make<Unary>(placed(u->range, s), u->op, clone(u->operand, s));
     }
     case NodeKind::Ternary: {
       auto *t = static_cast<const Ternary *>(e);
-      return ctx_.make<Ternary>(t->range, clone(t->cond, s), clone(t->then_expr, s),
+      return ctx_.make<Ternary>(placed(t->range, s), clone(t->cond, s), clone(t->then_expr, s),
                                 clone(t->else_expr, s));
     }
     case NodeKind::Tuple:
-      return ctx_.make<Tuple>(e->range, clone_all(static_cast<const Tuple *>(e)->elems, s),
+      return ctx_.make<Tuple>(placed(e->range, s), clone_all(static_cast<const Tuple *>(e)->elems, s),
                               static_cast<const Tuple *>(e)->names);
     case NodeKind::FieldAccess: {
       auto *f = static_cast<const FieldAccess *>(e);
-      return ctx_.make<FieldAccess>(f->range, clone(f->base, s), f->field, f->arrow);
+      return ctx_.make<FieldAccess>(placed(f->range, s), clone(f->base, s), f->field, f->arrow);
     }
-    case NodeKind::Cast: {
-      auto *c = static_cast<const Cast *>(e);
-      return ctx_.make<Cast>(c->range, c->type_name, c->is_struct, c->pointers,
-                             clone(c->operand, s), c->is_array, c->array_count);
-    }
+    case NodeKind::Cast:
+      return clone_cast(static_cast<const Cast *>(e), s);
     case NodeKind::TypeQuery: {
       auto *q = static_cast<const TypeQuery *>(e);
-      return ctx_.make<TypeQuery>(q->range, q->operand ? clone(q->operand, s) : nullptr,
+      return ctx_.make<TypeQuery>(placed(q->range, s), q->operand ? clone(q->operand, s) : nullptr,
                                   q->type_name, q->is_struct, q->field);
     }
     case NodeKind::Index: {
       auto *x = static_cast<const Index *>(e);
-      return ctx_.make<Index>(x->range, clone(x->base, s), clone(x->index, s));
+      return ctx_.make<Index>(placed(x->range, s), clone(x->base, s), clone(x->index, s));
     }
     case NodeKind::TypeExpr: {
       TypeSpec type = static_cast<const TypeExpr *>(e)->type;
       if (type.of)
         type.of = clone(type.of, s);
-      return ctx_.make<TypeExpr>(e->range, type);
+      type.range = placed(type.range, s);
+      return ctx_.make<TypeExpr>(placed(e->range, s), type);
     }
     case NodeKind::BlockExpr: {
       auto *b = static_cast<const BlockExpr *>(e);
       std::vector<Stmt *> stmts;
       for (const Stmt *st : b->stmts)
         stmts.push_back(clone_stmt(st, s));
-      return ctx_.make<BlockExpr>(b->range, std::move(stmts), b->value ? clone(b->value, s) : nullptr);
+      return ctx_.make<BlockExpr>(placed(b->range, s), std::move(stmts), b->value ? clone(b->value, s) : nullptr);
     }
     default:
       return const_cast<Expr *>(e);

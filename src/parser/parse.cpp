@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 
+#include "imports.h"
 #include "macros.h"
 #include "parse_state.h"
 #include "parser.hh"
@@ -20,8 +21,69 @@ extern yy_buffer_state *rbt_yy_scan_bytes(const char *bytes, int len, yyscan_t s
 
 namespace rbt {
 
-ast::Program *parse(const SourceFile &source, ast::ASTContext &ctx, DiagnosticEngine &diags,
-                    const HeaderMacros &header_macros) {
+namespace {
+
+// Lexes and parses one file's text (already preprocessed) into `state`; its program, or null.
+ast::Program *parse_text(const std::string &text, ParseState &state) {
+  ast::Program *previous = state.ctx.root;  // an importer's program, while an import parses
+  yyscan_t scanner = nullptr;
+  if (rbt_yylex_init_extra(&state, &scanner) != 0) {
+    state.diags.error({}, "cannot initialise the lexer");
+    return nullptr;
+  }
+  rbt_yy_scan_bytes(text.data(), static_cast<int>(text.size()), scanner);
+  parser::Parser p(scanner, state);
+  int rc = p.parse();
+  rbt_yylex_destroy(scanner);
+  ast::Program *program = rc == 0 ? state.ctx.root : nullptr;
+  state.ctx.root = previous;
+  return program;
+}
+
+// What an imported file defines joins the importer's program: its probes before the
+// importer's own (the import came first), its macros, map declarations and C definitions.
+// `pos`: how many imported probes and C definitions are already in front (imports keep their
+// order).
+struct MergePos {
+  size_t probes = 0, structs = 0;
+};
+
+void merge_import(ast::Program &into, ast::Program &from, ImportKind kind, MergePos &pos,
+                  DiagnosticEngine &diags) {
+  if (kind == ImportKind::Header && (!from.probes.empty() || !from.macros.empty() ||
+                                     !from.map_decls.empty())) {
+    const SourceRange &at = !from.probes.empty()  ? from.probes[0]->range
+                            : !from.macros.empty() ? from.macros[0].range
+                                                   : from.map_decls[0].range;
+    diags.error(at, "a .h import may hold only C definitions (structs, unions, enums)");
+    return;
+  }
+  into.probes.insert(into.probes.begin() + static_cast<long>(pos.probes), from.probes.begin(),
+                     from.probes.end());
+  pos.probes += from.probes.size();
+  for (ast::MacroDef &m : from.macros) {
+    for (const ast::MacroDef &have : into.macros)
+      if (have.name == m.name && have.params.size() == m.params.size())
+        diags.error(m.range, "macro '" + m.name + "' is defined twice with " +
+                                 std::to_string(m.params.size()) + " parameter(s)");
+    into.macros.push_back(std::move(m));
+  }
+  for (ast::MapDecl &d : from.map_decls) {
+    for (const ast::MapDecl &have : into.map_decls)
+      if (have.name == d.name)
+        diags.error(d.range, "map " + d.name + " is declared twice");
+    into.map_decls.push_back(std::move(d));
+  }
+  into.structs.insert(into.structs.begin() + static_cast<long>(pos.structs), from.structs.begin(),
+                      from.structs.end());
+  pos.structs += from.structs.size();
+}
+
+// Parses `source` (the script, or an imported file: `file` set) and, depth first, what it
+// imports; every file once (`seen`: canonical paths).
+ast::Program *parse_file(const SourceFile &source, const SourceFile *file, ast::ASTContext &ctx,
+                         DiagnosticEngine &diags, const HeaderMacros &header_macros,
+                         std::vector<std::string> &seen) {
   // Diagnostics quote the file as written; the lexer reads it preprocessed (same lines).
   std::string text = source.text();
   if (needs_preprocessing(text) || !header_macros.values.empty()) {  // or --include's macros
@@ -30,21 +92,42 @@ ast::Program *parse(const SourceFile &source, ast::ASTContext &ctx, DiagnosticEn
       return nullptr;
   }
   ParseState state(source, ctx, diags);
-  yyscan_t scanner = nullptr;
-  if (rbt_yylex_init_extra(&state, &scanner) != 0) {
-    diags.error({}, "cannot initialise the lexer");
+  state.file = file;
+  ast::Program *program = parse_text(text, state);
+  if (!program || diags.has_errors())
     return nullptr;
-  }
-  rbt_yy_scan_bytes(text.data(), static_cast<int>(text.size()), scanner);
-  parser::Parser p(scanner, state);
-  int rc = p.parse();
-  rbt_yylex_destroy(scanner);
-  if (rc != 0 || diags.has_errors())
+  std::string base = import_base_dir(source);
+  MergePos pos;
+  for (const auto &[at, path] : state.imports)
+    for (const ImportFile &f : import_files(at, path, base, diags)) {
+      if (std::find(seen.begin(), seen.end(), f.path) != seen.end())
+        continue;
+      seen.push_back(f.path);
+      std::string imported_text;
+      if (!read_import(at, f.path, imported_text, diags))
+        continue;
+      const SourceFile &imported = ctx.keep_file(SourceFile(f.name, std::move(imported_text)));
+      if (ast::Program *from = parse_file(imported, &imported, ctx, diags, {}, seen))
+        merge_import(*program, *from, f.kind, pos, diags);
+    }
+  return diags.has_errors() ? nullptr : program;
+}
+
+}  // namespace
+
+ast::Program *parse(const SourceFile &source, ast::ASTContext &ctx, DiagnosticEngine &diags,
+                    const HeaderMacros &header_macros) {
+  std::vector<std::string> seen;
+  if (std::string self = script_path(source); !self.empty())
+    seen.push_back(self);
+  ast::Program *program = parse_file(source, nullptr, ctx, diags, header_macros, seen);
+  if (!program)
     return nullptr;
-  expand_macros(*ctx.root, ctx, diags);
+  ctx.root = program;
+  expand_macros(*program, ctx, diags);
   if (diags.has_errors())
     return nullptr;
-  return ctx.root;
+  return program;
 }
 
 void ParseState::add_map_decl(const SourceRange &range, const std::string &text) {
@@ -70,6 +153,7 @@ void ParseState::add_map_decl(const SourceRange &range, const std::string &text)
       diags.error(range, "map " + name + " is declared twice");
       return;
     }
+  body_seen = true;
   map_decls.push_back(ast::MapDecl{range, name, type, n});
 }
 
@@ -80,11 +164,21 @@ void ParseState::add_macro(const SourceRange &range, std::string name,
     if (m.name == name && m.params.size() == params.size())
       diags.error(range, "macro '" + name + "' is defined twice with " +
                              std::to_string(params.size()) + " parameter(s)");
+  body_seen = true;
   macros.push_back(ast::MacroDef{range, std::move(name), std::move(params), b->stmts, b->value});
 }
 
+void ParseState::add_import(const SourceRange &range, std::string path) {
+  if (body_seen)
+    diags.error(range, "an import must come before the probes, macros and map declarations");
+  imports.emplace_back(range, std::move(path));
+}
+
 void ParseState::add_config(const SourceRange &range, std::vector<ast::ConfigItem> items) {
-  if (config)
+  if (file)
+    diags.error(range, "an imported file may not have a config block (the importing script's "
+                       "config applies)");
+  else if (config)
     diags.error(range, "a second 'config = { ... }' block: give every key in one");
   else
     config = std::move(items);
@@ -262,6 +356,15 @@ ast::Expr *ParseState::union_size(const SourceRange &range, const SourceRange &k
   if (keyword != "union")
     diags.error(keyword_range, "unknown type '" + keyword + " " + name + "' in sizeof");
   return make<ast::TypeQuery>(range, nullptr, name, true, "");
+}
+
+ast::TypeExpr *ParseState::param_pointer_type(const SourceRange &range,
+                                              const std::pair<std::string, unsigned> &param) {
+  ast::Expr *of = make<ast::Builtin>(range, param.first);
+  ast::TypeExpr *type = nullptr;
+  for (unsigned i = 0; i < param.second; i++)
+    of = type = make<ast::TypeExpr>(range, ast::TypeSpec{range, "", false, true, 0, of});
+  return type;
 }
 
 ast::Stmt *ParseState::return_value(const SourceRange &range, ast::Expr *value) {

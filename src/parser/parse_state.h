@@ -35,10 +35,15 @@ struct ParseState {
   unsigned line = 1, col = 1;
   SourceRange token;
   int brace_depth = 0;  // inside an action block when > 0
+  const SourceFile *file = nullptr;  // an imported file being parsed (null: the script)
   // A C definition being read (lexer.l's CDEF): its text so far, its range, brace depth.
   std::string c_def;
   SourceRange c_def_range;
   int c_def_depth = 0;
+  // The expression parameters (`a`, not `$v`/`@m`) of the macro being lexed: in its body
+  // `(a*)` is a cast to a pointer to the type `a` will name (lexer.l, PARAM_PTR_CAST).
+  std::vector<std::string> macro_params;
+  bool in_macro_params = false;
   // Where the lexer's input position is; Flex reads from this buffer.
   size_t input_pos = 0;
 
@@ -56,6 +61,7 @@ struct ParseState {
     }
     token.end_line = line;
     token.end_col = col;
+    token.file = file;
   }
 
   // Top-level declarations seen between probes; finish() moves them into the program.
@@ -63,6 +69,10 @@ struct ParseState {
   std::vector<ast::MacroDef> macros;
   std::vector<ast::CStructDef> c_defs;
   std::optional<std::vector<ast::ConfigItem>> config;
+  // `import "path";` lines, in order; parse() reads them once the file is parsed.
+  std::vector<std::pair<SourceRange, std::string>> imports;
+  bool body_seen = false;  // a probe, macro or map declaration: no import may follow
+  void add_import(const SourceRange &range, std::string path);
   void add_config(const SourceRange &range, std::vector<ast::ConfigItem> items);
   void add_map_decl(const SourceRange &range, const std::string &text);
   void add_macro(const SourceRange &range, std::string name, std::vector<std::string> params,
@@ -106,6 +116,10 @@ struct ParseState {
   // `sizeof(union U)`.
   ast::Expr *union_size(const SourceRange &range, const SourceRange &keyword_range,
                         const std::string &keyword, const std::string &name);
+  // `sizeof(t*)`, `typeof(t**)` with t a macro's parameter (lexed as one PARAM_PTR_CAST
+  // token): a pointer type over the type of whatever t is given.
+  ast::TypeExpr *param_pointer_type(const SourceRange &range,
+                                    const std::pair<std::string, unsigned> &param);
   // `return expr;`: the value is evaluated (its side effects happen), then the probe returns.
   ast::Stmt *return_value(const SourceRange &range, ast::Expr *value);
   // `_ = expr` discards a value; any other name on the left is an error.

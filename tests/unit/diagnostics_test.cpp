@@ -46,3 +46,13 @@ TEST(Diagnostics, end_of_input_points_past_the_last_character) {
                         "BEGIN { @x = 1\n"
                         "              ^\n");
 }
+
+TEST(Diagnostics, error_in_a_macro_body_notes_each_call_that_expanded_it) {
+  Checked c("macro m() { foo(1) }\nBEGIN { m(); }");
+  EXPECT_EQ(c.errors(), "test.rbt:1:13: error: unknown function 'foo'\n"
+                        "macro m() { foo(1) }\n"
+                        "            ^~~~~~\n"
+                        "test.rbt:2:9: note: expanded from here\n"
+                        "BEGIN { m(); }\n"
+                        "        ^~~\n");
+}

@@ -183,3 +183,15 @@ TEST(Parser, builtin_wrappers_and_builtins_called_as_functions) {
   ASSERT_TRUE(c.ok) << c.errors();
   EXPECT_EQ(c.info.maps.at("@e").value.name(), "string[16]");
 }
+
+TEST(Parser, pointer_cast_to_a_macro_type_parameter) {
+  // `(t*)x` is a cast only where t is the macro's parameter; `(a*b)` stays a product and
+  // `(x*)` outside a macro stays a syntax error.
+  Checked c("macro c(t) { (t *)8 } macro prod(a, b) { (a*b)-1 } "
+            "BEGIN { @p = c(typeof(uint16)); @q = c(typeof(uint8*)); @n = prod(2, 3); }");
+  ASSERT_TRUE(c.ok) << c.errors();
+  EXPECT_EQ(c.info.maps.at("@p").value.name(), "uint16 *");
+  EXPECT_EQ(c.info.maps.at("@q").value.name(), "uint8 * *");
+  EXPECT_EQ(c.info.maps.at("@n").value.name(), "int64");
+  EXPECT_FALSE(Checked("macro c(t) { 1 } BEGIN { $x = 2; @y = (x*)$x; }").ok);
+}
