@@ -54,7 +54,9 @@ llvm::Value *Lowering::lower_gid(const Builtin &) {
   return b_.CreateLShr(b_.call_helper(BPF_FUNC_get_current_uid_gid, b_.getInt64Ty(), {}), 32);
 }
 
-llvm::Value *Lowering::lower_comm(const Builtin &) {
+llvm::Value *Lowering::lower_comm(const Builtin &) { return current_comm(); }
+
+llvm::Value *Lowering::current_comm() {
   llvm::Value *slot = value_slot(16, "comm");
   b_.call_helper(BPF_FUNC_get_current_comm, b_.getInt64Ty(), {slot, b_.getInt64(16)});
   return slot;
@@ -560,6 +562,17 @@ llvm::Value *Lowering::lower_percpu_kaddr(const Call &call) {
 llvm::Value *Lowering::lower_socket_cookie(const Call &call) {
   tracing_program_ = true;  // the helper exists for tp_btf programs, not raw_tp ones
   return b_.call_helper(BPF_FUNC_get_socket_cookie, b_.getInt64Ty(), {lower_expr(*call.args[0])});
+}
+
+// comm(pid): the library's kfunc calls fill the slot (empty when no task has that pid).
+llvm::Value *Lowering::lower_comm_of_pid(const Call &call) {
+  if (call.args.empty())
+    return current_comm();
+  tracing_program_ = true;  // the kfunc exists for tp_btf programs, not raw_tp ones
+  llvm::Value *slot = value_slot(16, "comm");
+  call_stdlib("tasks", "rbt_comm_of_pid",
+              {lower_expr(*call.args[0]), slot, b_.getInt64(sema_.constants.at(&call))});
+  return slot;
 }
 
 llvm::Value *Lowering::lower_uaddr(const Call &call) {

@@ -589,6 +589,34 @@ Type TypeChecker::check_socket_cookie(const Call &call) {
   return u64();
 }
 
+// comm(pid): the name of the process (task) with that pid, found with the kfunc
+// bpf_task_from_pid. The kernel gives it to BTF-typed tracing programs, which in rbt are iter
+// probes and rawtracepoint ones (these then load as tp_btf). Its comm is read at task_struct's
+// comm offset from BTF (SemaInfo::constants).
+Type TypeChecker::check_comm_of_pid(const Call &call) {
+  if (call.args.empty())
+    return Type::string(16);  // comm(): the current task's, as comm
+  Type t = check_expr(*call.args[0]);
+  if (!expect_int(*call.args[0], t, "comm()'s pid"))
+    return Type::none();
+  for (auto &p : info_.probes[probe_])
+    if (p.kind != ProbeKind::Iter && p.kind != ProbeKind::RawTracepoint) {
+      diags_.error(call.range, std::string("comm(pid) needs an iter or rawtracepoint probe (the "
+                                           "kernel finds a task by pid for tracing programs "
+                                           "only), not ") +
+                                   probe_kind_name(p.kind));
+      return Type::none();
+    }
+  const RecordLayout *task = find_struct("task_struct");
+  const FieldLayout *comm = task ? task->find("comm") : nullptr;
+  if (!comm || comm->size != 16) {
+    diags_.error(call.range, "comm(pid) needs task_struct's comm in the kernel's BTF");
+    return Type::none();
+  }
+  info_.constants[&call] = comm->offset;
+  return Type::string(16);
+}
+
 // uaddr("sym"): a symbol's address in the probed binary. As in bpftrace it is a user-space
 // pointer to an unsigned integer of the symbol's size (1, 2, 4 or 8 bytes; uint64 otherwise),
 // so *uaddr("GLOBAL") reads the variable. In a binary loaded where it was linked that is the
