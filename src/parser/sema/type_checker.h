@@ -67,6 +67,8 @@ private:
   Type struct_value_of(const Type &record, const ast::Expr &at, int depth);
   // `$s.field` of a Struct value: the field's type.
   Type struct_field(const ast::FieldAccess &fa, const Type &value);
+  // The error for reading a float field (`type`: float, double, long double) on its own.
+  void float_field_error(const ast::FieldAccess &fa, const std::string &type);
   // `(int8[])"str"`, `(uint8[8])x`, `(uint64)$bytes`: the same bytes seen another way.
   Type check_array_cast(const ast::Cast &cast, const Type &operand);
   // Assigns a value of type `t` (the checked `value`) to `var`: the first typed assignment
