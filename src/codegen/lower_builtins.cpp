@@ -564,6 +564,31 @@ llvm::Value *Lowering::lower_socket_cookie(const Call &call) {
   return b_.call_helper(BPF_FUNC_get_socket_cookie, b_.getInt64Ty(), {lower_expr(*call.args[0])});
 }
 
+// skboutput(): bpf_skb_output sends the meta (SkbOutputMeta) and the packet's first
+// offset + len bytes to the perf event array; user space writes the pcap file. The result is
+// the helper's (0, or a negative errno).
+llvm::Value *Lowering::lower_skboutput(const Call &call) {
+  tracing_program_ = true;  // the helper exists for tp_btf programs, not raw_tp ones
+  ActionDesc action;
+  action.kind = ActionKind::SkbOutput;
+  action.text = static_cast<const StrLit &>(*call.args[0]).value;
+  action.args = Type::tuple({});
+  uint64_t id = resources_.add_action(std::move(action));
+  llvm::Value *skb = lower_expr(*call.args[1]);
+  llvm::Value *len = lower_expr(*call.args[2]), *offset = lower_expr(*call.args[3]);
+  llvm::Value *meta = b_.stack_slot(sizeof(SkbOutputMeta), "skb_meta");
+  b_.CreateStore(b_.getInt64(id), meta);
+  b_.CreateStore(b_.call_helper(BPF_FUNC_ktime_get_ns, b_.getInt64Ty(), {}), b_.byte_ptr(meta, 8));
+  b_.CreateStore(len, b_.byte_ptr(meta, 16));
+  b_.CreateStore(offset, b_.byte_ptr(meta, 24));
+  // The helper's flags: the CPU's ring, and in the upper 32 bits how many packet bytes.
+  llvm::Value *bytes = b_.CreateAnd(b_.CreateAdd(len, offset), b_.getInt64(0xffffffff));
+  llvm::Value *flags = b_.CreateOr(b_.CreateShl(bytes, b_.getInt64(32)), b_.getInt64(BPF_F_CURRENT_CPU));
+  return b_.call_helper(BPF_FUNC_skb_output, b_.getInt64Ty(),
+                        {b_.CreateIntToPtr(skb, b_.getPtrTy()), resources_.skb_output(), flags, meta,
+                         b_.getInt64(sizeof(SkbOutputMeta))});
+}
+
 // comm(pid): the library's kfunc calls fill the slot (empty when no task has that pid).
 llvm::Value *Lowering::lower_comm_of_pid(const Call &call) {
   if (call.args.empty())

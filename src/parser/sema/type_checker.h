@@ -2,7 +2,9 @@
 // The type checker's internals, shared by type_check.cpp (statements and operators) and
 // check_builtins.cpp (one check_<id> per line of builtins.def).
 
+#include <algorithm>
 #include <cassert>
+#include <initializer_list>
 #include <optional>
 #include <set>
 #include <string>
@@ -119,6 +121,8 @@ private:
   // The map of print/clear/zero: null (after reporting) unless `e` is a map without keys.
   const ast::MapRef *action_map(const ast::Expr &e, const std::string &what);
   bool expect_int(const ast::Expr &e, const Type &t, const std::string &what);
+  bool require_probe_kinds(const ast::Call &call, std::initializer_list<ProbeKind> kinds,
+                           const std::string &needs);
   // `e` as a string literal (typed as one), or null after reporting "`what` must be a string
   // literal": formats, separators, filters, names.
   const ast::StrLit *expect_literal(const ast::Expr &e, const std::string &what);
