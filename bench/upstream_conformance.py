@@ -174,7 +174,8 @@ FEATURES = {
     "libpath_resolv": True,       # library names resolved like the dynamic loader: rbt does
     "blazesym": True,             # a bpftrace build option for symbolization, not a kernel one
     "dwarf": False, "dwunwind": False,          # left out by issue 14
-    "fentry": False, "dpath": False, "skboutput": False,   # need fentry/fexit trampolines
+    "fentry": False, "dpath": False,   # need fentry/fexit trampolines
+    "skboutput": True,            # bpf_skb_output in a tp_btf program loads here (s25-values)
     "kprobe_multi": False, "kprobe_session": False,        # no kprobes
     "aot": False,
 }

@@ -135,6 +135,18 @@ enum class ActionKind : uint8_t {
   Diagnostic,  // errorf/warnf: text: printf format starting "file:line:col: ERROR: "; args
   Sample,      // sample(stacks...): args: (nsecs, pid, tid, cpu, comm[16], stacks...)
   Marker,      // marker("NAME", ...): text: NAME; args: (start, end, pid, tid, ints..., stacks...)
+  // skboutput(path, skb, len, offset): text: the pcap file's path. Its packets come through the
+  // perf event array kSkbOutputMap (not the ring buffer), each sample the SkbOutputMeta then
+  // offset + len bytes of the packet (runtime/skb_output.h).
+  SkbOutput,
+};
+
+// skboutput()'s perf event array, and what precedes each packet in its samples.
+inline constexpr const char *kSkbOutputMap = "rbt_skb_output";
+struct SkbOutputMeta {
+  uint64_t action;  // the SkbOutput action's id
+  uint64_t nsecs;   // bpf_ktime_get_ns() when sent
+  uint64_t len, offset;
 };
 
 // join() reads this many strings of an array, each into this many bytes (bpftrace's limits).

@@ -13,7 +13,9 @@ namespace rbt {
 struct FieldLayout {
   // DataLoc: a tracepoint's `__data_loc char[]`, a u32 holding (length << 16 | offset) of a
   // string stored later in the same record.
-  enum class Kind : uint8_t { Int, Pointer, Record, CharArray, Array, DataLoc, Other };
+  // Float: a C float/double/long double (BTF_KIND_FLOAT): BPF cannot compute with it, so it is
+  // held only as bytes inside a copied struct.
+  enum class Kind : uint8_t { Int, Pointer, Record, CharArray, Array, DataLoc, Other, Float };
   std::string name;
   Kind kind = Kind::Other;
   uint32_t offset = 0;  // bytes from the start of the record

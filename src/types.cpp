@@ -69,6 +69,8 @@ uint32_t Type::align() const {
     return 8;
   case TypeKind::Buffer:
     return 4;
+  case TypeKind::Float:
+    return size;
   case TypeKind::String:
     return 1;
   case TypeKind::Array:
@@ -183,6 +185,8 @@ Type Type::error_number() { return sized(TypeKind::ErrorNumber, 8); }
 Type Type::user_name() { return sized(TypeKind::UserName, 8); }
 
 Type Type::mac_addr() { return sized(TypeKind::MacAddr, 8); }
+
+Type Type::floating(uint32_t size) { return sized(TypeKind::Float, size); }
 
 Type Type::cgroup_path() { return sized(TypeKind::CgroupPath, 16); }
 
@@ -321,6 +325,8 @@ std::string Type::name() const {
     return "username";
   case TypeKind::MacAddr:
     return "macaddr";
+  case TypeKind::Float:
+    return size == 4 ? "float" : size == 8 ? "double" : "long double";
   case TypeKind::CgroupPath:
     return "cgroup_path_t";
   case TypeKind::Array:

@@ -31,6 +31,9 @@ enum class TypeKind : uint8_t {
   // A C struct's bytes held by value (`$s = *p`, `@s = *p`): `record` names it; elems, offsets
   // and field_names are its fields as C lays them out.
   Struct,
+  // A C float/double/long double field of a held struct: its `size` bytes, opaque (BPF has no
+  // floating point), printed as null as bpftrace prints it.
+  Float,
   // Aggregations: only ever the value of a map.
   Count,
   Sum,
@@ -105,6 +108,7 @@ struct Type {
   static Type error_number();
   static Type user_name();
   static Type mac_addr();
+  static Type floating(uint32_t size);  // TypeKind::Float of 4, 8 or 16 bytes
   static Type cgroup_path();
   static Type array(Type elem, uint32_t count);
   static Type struct_value(std::string name, uint32_t size, std::vector<Type> fields,

@@ -208,7 +208,7 @@ std::optional<Manifest> read_manifest(ByteReader &r) {
   for (uint32_t i = 0; i < n && !r.failed(); i++) {
     ActionDesc a;
     uint8_t kind = r.u8();
-    if (kind > static_cast<uint8_t>(ActionKind::Marker))
+    if (kind > static_cast<uint8_t>(ActionKind::SkbOutput))
       r.fail();
     a.kind = static_cast<ActionKind>(kind);
     a.text = r.str();

@@ -11,6 +11,7 @@ extern "C" const char rbt_stdlib_usdt_start[], rbt_stdlib_usdt_end[];
 extern "C" const char rbt_stdlib_ruby_stack_start[], rbt_stdlib_ruby_stack_end[];
 extern "C" const char rbt_stdlib_strings_start[], rbt_stdlib_strings_end[];
 extern "C" const char rbt_stdlib_native_stack_start[], rbt_stdlib_native_stack_end[];
+extern "C" const char rbt_stdlib_tasks_start[], rbt_stdlib_tasks_end[];
 
 namespace rbt::codegen {
 
@@ -26,6 +27,7 @@ const Blob kBlobs[] = {
     {"usdt", rbt_stdlib_usdt_start, rbt_stdlib_usdt_end},
     {"ruby_stack", rbt_stdlib_ruby_stack_start, rbt_stdlib_ruby_stack_end},
     {"native_stack", rbt_stdlib_native_stack_start, rbt_stdlib_native_stack_end},
+    {"tasks", rbt_stdlib_tasks_start, rbt_stdlib_tasks_end},
 };
 
 }  // namespace

@@ -54,7 +54,9 @@ llvm::Value *Lowering::lower_gid(const Builtin &) {
   return b_.CreateLShr(b_.call_helper(BPF_FUNC_get_current_uid_gid, b_.getInt64Ty(), {}), 32);
 }
 
-llvm::Value *Lowering::lower_comm(const Builtin &) {
+llvm::Value *Lowering::lower_comm(const Builtin &) { return current_comm(); }
+
+llvm::Value *Lowering::current_comm() {
   llvm::Value *slot = value_slot(16, "comm");
   b_.call_helper(BPF_FUNC_get_current_comm, b_.getInt64Ty(), {slot, b_.getInt64(16)});
   return slot;
@@ -560,6 +562,42 @@ llvm::Value *Lowering::lower_percpu_kaddr(const Call &call) {
 llvm::Value *Lowering::lower_socket_cookie(const Call &call) {
   tracing_program_ = true;  // the helper exists for tp_btf programs, not raw_tp ones
   return b_.call_helper(BPF_FUNC_get_socket_cookie, b_.getInt64Ty(), {lower_expr(*call.args[0])});
+}
+
+// skboutput(): bpf_skb_output sends the meta (SkbOutputMeta) and the packet's first
+// offset + len bytes to the perf event array; user space writes the pcap file. The result is
+// the helper's (0, or a negative errno).
+llvm::Value *Lowering::lower_skboutput(const Call &call) {
+  tracing_program_ = true;  // the helper exists for tp_btf programs, not raw_tp ones
+  ActionDesc action;
+  action.kind = ActionKind::SkbOutput;
+  action.text = static_cast<const StrLit &>(*call.args[0]).value;
+  action.args = Type::tuple({});
+  uint64_t id = resources_.add_action(std::move(action));
+  llvm::Value *skb = lower_expr(*call.args[1]);
+  llvm::Value *len = lower_expr(*call.args[2]), *offset = lower_expr(*call.args[3]);
+  llvm::Value *meta = b_.stack_slot(sizeof(SkbOutputMeta), "skb_meta");
+  b_.CreateStore(b_.getInt64(id), meta);
+  b_.CreateStore(b_.call_helper(BPF_FUNC_ktime_get_ns, b_.getInt64Ty(), {}), b_.byte_ptr(meta, 8));
+  b_.CreateStore(len, b_.byte_ptr(meta, 16));
+  b_.CreateStore(offset, b_.byte_ptr(meta, 24));
+  // The helper's flags: the CPU's ring, and in the upper 32 bits how many packet bytes.
+  llvm::Value *bytes = b_.CreateAnd(b_.CreateAdd(len, offset), b_.getInt64(0xffffffff));
+  llvm::Value *flags = b_.CreateOr(b_.CreateShl(bytes, b_.getInt64(32)), b_.getInt64(BPF_F_CURRENT_CPU));
+  return b_.call_helper(BPF_FUNC_skb_output, b_.getInt64Ty(),
+                        {b_.CreateIntToPtr(skb, b_.getPtrTy()), resources_.skb_output(), flags, meta,
+                         b_.getInt64(sizeof(SkbOutputMeta))});
+}
+
+// comm(pid): the library's kfunc calls fill the slot (empty when no task has that pid).
+llvm::Value *Lowering::lower_comm_of_pid(const Call &call) {
+  if (call.args.empty())
+    return current_comm();
+  tracing_program_ = true;  // the kfunc exists for tp_btf programs, not raw_tp ones
+  llvm::Value *slot = value_slot(16, "comm");
+  call_stdlib("tasks", "rbt_comm_of_pid",
+              {lower_expr(*call.args[0]), slot, b_.getInt64(sema_.constants.at(&call))});
+  return slot;
 }
 
 llvm::Value *Lowering::lower_uaddr(const Call &call) {

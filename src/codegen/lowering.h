@@ -205,6 +205,7 @@ private:
   bool samples_interrupted_context() const;  // a perf-event probe: ctx holds pt_regs
   llvm::Value *in_user_mode();               // i1: the context's registers are user space's
   llvm::Value *task_path_address(const ast::Builtin &node);
+  llvm::Value *current_comm();  // comm, comm(): a slot of 16 bytes with the current task's name
   llvm::BasicBlock *new_block(const char *name);
 
   llvm::Module &module_;

@@ -87,6 +87,12 @@ llvm::GlobalVariable *Resources::seen_pids() {
   return seen_pids_;
 }
 
+llvm::GlobalVariable *Resources::skb_output() {
+  if (!skb_output_)
+    skb_output_ = debug_info_.define_sized_map(kSkbOutputMap, BPF_MAP_TYPE_PERF_EVENT_ARRAY, 0, 4, 4);
+  return skb_output_;
+}
+
 llvm::GlobalVariable *Resources::last_announced_pid() {
   if (!last_announced_pid_)
     last_announced_pid_ =

@@ -45,6 +45,8 @@ public:
   llvm::GlobalVariable *stack_map(bool user, uint32_t depth);
   // pid → 1 for processes whose memory map user space was told to capture (ustack).
   llvm::GlobalVariable *seen_pids();
+  // skboutput()'s perf event array (kSkbOutputMap; libbpf sizes it to the CPUs).
+  llvm::GlobalVariable *skb_output();
   // Per CPU, the pid this CPU announced or found in seen_pids last (announce_process).
   llvm::GlobalVariable *last_announced_pid();
   // The RuntimeConfig map, made on first use.
@@ -76,6 +78,7 @@ private:
   std::map<std::string, llvm::GlobalVariable *> map_globals_;
   std::map<std::string, size_t> map_index_;
   llvm::GlobalVariable *ringbuf_ = nullptr;
+  llvm::GlobalVariable *skb_output_ = nullptr;
   llvm::GlobalVariable *lost_events_ = nullptr;
   llvm::GlobalVariable *exit_flag_ = nullptr;
   std::map<std::string, llvm::GlobalVariable *> map_full_counters_;

@@ -62,6 +62,9 @@ FieldLayout describe(const btf *b, uint32_t type_id, int depth) {
     f.kind = FieldLayout::Kind::Int;
     f.size = t->size;
     f.is_signed = btf_is_int(t) ? (btf_int_encoding(t) & BTF_INT_SIGNED) != 0 : false;
+  } else if (btf_is_float(t)) {
+    f.kind = FieldLayout::Kind::Float;
+    f.size = t->size;
   } else if (btf_is_ptr(t)) {
     f.kind = FieldLayout::Kind::Pointer;
     f.size = 8;

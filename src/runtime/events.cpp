@@ -145,6 +145,30 @@ void EventReader::drain(const Limit &limit) {
 }
 
 namespace {
+// A HelperError action's text, "FILE:LINE:COL: WARNING: Failed to HELPER" (lower_actions.cpp),
+// taken apart from the right (a file name may hold ':'). No place: just the helper.
+output::HelperError helper_error_of(const std::string &text) {
+  output::HelperError e;
+  const std::string marker = ": WARNING: Failed to ";
+  size_t at = text.rfind(marker);
+  if (at == std::string::npos) {
+    e.helper = text;
+    return e;
+  }
+  e.helper = text.substr(at + marker.size());
+  std::string place = text.substr(0, at);
+  size_t col = place.rfind(':');
+  size_t line = col == std::string::npos || col == 0 ? std::string::npos : place.rfind(':', col - 1);
+  if (line == std::string::npos) {
+    e.file = place;
+    return e;
+  }
+  e.file = place.substr(0, line);
+  e.line = static_cast<uint32_t>(strtoul(place.c_str() + line + 1, nullptr, 10));
+  e.col = static_cast<uint32_t>(strtoul(place.c_str() + col + 1, nullptr, 10));
+  return e;
+}
+
 uint64_t monotonic_ns() {
   timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -307,11 +331,10 @@ void EventReader::run_action(size_t index, const uint8_t *payload) {
     break;
   }
   case ActionKind::HelperError: {
-    int64_t rc;
-    memcpy(&rc, payload, sizeof(rc));
-    if (!warnings_suppressed)  // -k's WARNING lines
-      fprintf(stderr, "%s: %s (%lld)\n", action.text.c_str(), strerror(static_cast<int>(-rc)),
-              static_cast<long long>(rc));
+    output::HelperError e = helper_error_of(action.text);
+    memcpy(&e.retcode, payload, sizeof(e.retcode));
+    if (!warnings_suppressed)  // --no-warnings drops -k's reports, in either format
+      writer_.helper_error(e);
     break;
   }
   }

@@ -230,6 +230,10 @@ Status Session::load(const std::vector<char> &elf) {
     maps.push_back(bpf_object__find_map_by_name(obj_, desc.bpf_name.c_str()));
   events_ = std::make_unique<EventReader>(manifest_, *writer_, std::move(maps));
   lost_ = std::make_unique<LostEvents>(obj_, manifest_);
+  auto skb = SkbOutput::open(obj_, manifest_);
+  if (!skb)
+    return skb.error();
+  skb_output_ = std::move(*skb);
   exit_flag_ = find_bss_counter(obj_, kExitFlagName);
   stacks_ = std::make_unique<StackPrinter>(manifest_, obj_);
   write_config();
@@ -446,6 +450,9 @@ void Session::announce() {
 }
 
 void Session::drain_events(const EventReader::Limit &limit) {
+  // Packets first: a probe sent them before the events that follow them (exit()).
+  if (skb_output_)
+    skb_output_->consume();
   events_->drain(limit);
   if (!events_->exit_requested() && exit_flag_.fd >= 0)
     if (int64_t flag = read_bss_counter(exit_flag_); flag != 0)
@@ -477,6 +484,10 @@ Status Session::run() {
   epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &ev);
   ev.data.fd = events_->epoll_fd();
   epoll_ctl(ep, EPOLL_CTL_ADD, events_->epoll_fd(), &ev);
+  if (skb_output_) {  // packets alone wake the loop too (drain_events takes them)
+    ev.data.fd = skb_output_->epoll_fd();
+    epoll_ctl(ep, EPOLL_CTL_ADD, skb_output_->epoll_fd(), &ev);
+  }
   // -p: a pidfd becomes readable when the traced process exits, which ends the session.
   int pidfd = -1;
   if (options_.pid > 0 && child_.pid() <= 0) {

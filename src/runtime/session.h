@@ -24,6 +24,7 @@
 #include "output/writer.h"
 #include "result.h"
 #include "ruby/ruby_stacks.h"
+#include "skb_output.h"
 #include "unwind/native_stacks.h"
 
 namespace rbt::runtime {
@@ -106,6 +107,7 @@ private:
   std::vector<Link> links_;
   std::unique_ptr<EventReader> events_;
   std::unique_ptr<class LostEvents> lost_;
+  std::unique_ptr<SkbOutput> skb_output_;  // skboutput()'s packets, when the script sends any
   BssCounter exit_flag_;  // kExitFlagName, when the script calls exit()
   void drain_events(const EventReader::Limit &limit = EventReader::Limit{});  // reads the ring buffer, then reports events it dropped
   std::unique_ptr<class StackPrinter> stacks_;

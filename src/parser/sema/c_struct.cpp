@@ -350,7 +350,7 @@ private:
       b.field.size = s->size;
       b.field.is_signed = s->is_signed;
     } else if (type == "float" || type == "double" || type == "long double") {
-      b.field.kind = FieldLayout::Kind::Other;  // laid out, not readable
+      b.field.kind = FieldLayout::Kind::Float;  // laid out, held only inside a struct
       b.field.size = type == "float" ? 4 : type == "double" ? 8 : 16;
     } else if (type == "void") {
       b.field.kind = FieldLayout::Kind::Other;

@@ -572,6 +572,18 @@ Type TypeChecker::check_percpu_kaddr(const Call &call) {
   return Type::pointer(field_type(*var, true, false), false);
 }
 
+// Helpers and kfuncs the kernel gives to BTF-typed tracing programs only: every attach point
+// of the probe must be of one of `kinds`, else "`needs`, not KIND" at the call.
+bool TypeChecker::require_probe_kinds(const Call &call, std::initializer_list<ProbeKind> kinds,
+                                      const std::string &needs) {
+  for (auto &p : info_.probes[probe_])
+    if (std::find(kinds.begin(), kinds.end(), p.kind) == kinds.end()) {
+      diags_.error(call.range, needs + ", not " + probe_kind_name(p.kind));
+      return false;
+    }
+  return true;
+}
+
 // socket_cookie(sk): a socket's cookie, 0 for a null socket, as bpftrace. The kernel gives
 // the helper to BTF-typed tracing programs only, with the socket as the probe got it: in rbt
 // that is a rawtracepoint probe (it then loads as one, tp_btf), with `args.sk` or `argN`.
@@ -579,14 +591,54 @@ Type TypeChecker::check_socket_cookie(const Call &call) {
   Type t = check_expr(*call.args[0]);
   if (!expect_int(*call.args[0], t, "socket_cookie()'s socket"))
     return Type::none();
-  for (auto &p : info_.probes[probe_])
-    if (p.kind != ProbeKind::RawTracepoint) {
-      diags_.error(call.range, std::string("socket_cookie() needs a rawtracepoint probe (the "
-                                           "kernel allows it in tracing programs), not ") +
-                                   probe_kind_name(p.kind));
-      return Type::none();
-    }
+  if (!require_probe_kinds(call, {ProbeKind::RawTracepoint},
+                           "socket_cookie() needs a rawtracepoint probe (the kernel allows it in "
+                           "tracing programs)"))
+    return Type::none();
   return u64();
+}
+
+// skboutput("path", skb, len, offset): bpf_skb_output, a helper the kernel gives to BTF-typed
+// tracing programs only (a rawtracepoint probe, which then loads as tp_btf); the skb must be
+// the pointer as the probe got it. The path is a literal: user space opens the file.
+Type TypeChecker::check_skboutput(const Call &call) {
+  if (!expect_literal(*call.args[0], "skboutput()'s pcap file path"))
+    return Type::none();
+  for (size_t i = 1; i < 4; i++) {
+    Type t = check_expr(*call.args[i]);
+    if (!expect_int(*call.args[i], t, i == 1 ? "skboutput()'s skb" : i == 2 ? "skboutput()'s length"
+                                                                    : "skboutput()'s offset"))
+      return Type::none();
+  }
+  if (!require_probe_kinds(call, {ProbeKind::RawTracepoint},
+                           "skboutput() needs a rawtracepoint probe (the kernel allows "
+                           "bpf_skb_output in tracing programs)"))
+    return Type::none();
+  return Type::integer(64, true);
+}
+
+// comm(pid): the name of the process (task) with that pid, found with the kfunc
+// bpf_task_from_pid. The kernel gives it to BTF-typed tracing programs, which in rbt are iter
+// probes and rawtracepoint ones (these then load as tp_btf). Its comm is read at task_struct's
+// comm offset from BTF (SemaInfo::constants).
+Type TypeChecker::check_comm_of_pid(const Call &call) {
+  if (call.args.empty())
+    return Type::string(16);  // comm(): the current task's, as comm
+  Type t = check_expr(*call.args[0]);
+  if (!expect_int(*call.args[0], t, "comm()'s pid"))
+    return Type::none();
+  if (!require_probe_kinds(call, {ProbeKind::Iter, ProbeKind::RawTracepoint},
+                           "comm(pid) needs an iter or rawtracepoint probe (the kernel finds a "
+                           "task by pid for tracing programs only)"))
+    return Type::none();
+  const RecordLayout *task = find_struct("task_struct");
+  const FieldLayout *comm = task ? task->find("comm") : nullptr;
+  if (!comm || comm->size != 16) {
+    diags_.error(call.range, "comm(pid) needs task_struct's comm in the kernel's BTF");
+    return Type::none();
+  }
+  info_.constants[&call] = comm->offset;
+  return Type::string(16);
 }
 
 // uaddr("sym"): a symbol's address in the probed binary. As in bpftrace it is a user-space

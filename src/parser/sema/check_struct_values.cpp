@@ -38,7 +38,9 @@ Type TypeChecker::struct_value_of(const Type &record, const Expr &at, int depth)
   std::vector<uint32_t> offsets;
   std::vector<std::string> names;
   for (const FieldLayout &f : layout->fields) {
-    Type ft = f.bit_size ? Type::none() : field_type(f, true, record.user_space);
+    Type ft = f.bit_size                            ? Type::none()
+              : f.kind == FieldLayout::Kind::Float ? Type::floating(f.size)
+                                                    : field_type(f, true, record.user_space);
     if (ft.is_record()) {
       ft = struct_value_of(ft, at, depth + 1);  // reports what it could not copy
       if (ft.is_none())
@@ -71,10 +73,21 @@ Type TypeChecker::struct_array(const FieldAccess &fa, const FieldLayout &field, 
 
 Type TypeChecker::struct_field(const FieldAccess &fa, const Type &value) {
   for (size_t i = 0; i < value.field_names.size(); i++)
-    if (value.field_names[i] == fa.field)
+    if (value.field_names[i] == fa.field) {
+      if (value.elems[i].kind == TypeKind::Float) {
+        float_field_error(fa, value.elems[i].name());
+        return Type::none();
+      }
       return value.elems[i];
+    }
   diags_.error(fa.range, value.name() + " has no field '" + fa.field + "'");
   return Type::none();
+}
+
+void TypeChecker::float_field_error(const FieldAccess &fa, const std::string &type) {
+  diags_.error(fa.range, "field '" + fa.field + "' is a " + type +
+                             ": BPF programs have no floating point, so rbt holds it only inside "
+                             "a copied struct (printed as null)");
 }
 
 }  // namespace rbt::sema

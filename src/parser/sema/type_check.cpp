@@ -821,7 +821,9 @@ const RecordLayout *TypeChecker::find_struct(const std::string &name) const {
     t.is_signed = false;  // bpftrace reads every bit field as unsigned (`short b:8` of 0xd9: 217)
   else if (t.kind == TypeKind::Int)
     t.enum_name = kernel_enum_of(*field);
-  if (t.is_none())
+  if (t.is_none() && field->kind == FieldLayout::Kind::Float)
+    float_field_error(fa, field->type_name);
+  else if (t.is_none())
     diags_.error(fa.range, "field '" + fa.field + "' has a type rbt cannot read yet (" +
                                field->type_name + ")");
   info_.fields[&fa] = field;

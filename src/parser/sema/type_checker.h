@@ -2,7 +2,9 @@
 // The type checker's internals, shared by type_check.cpp (statements and operators) and
 // check_builtins.cpp (one check_<id> per line of builtins.def).
 
+#include <algorithm>
 #include <cassert>
+#include <initializer_list>
 #include <optional>
 #include <set>
 #include <string>
@@ -67,6 +69,8 @@ private:
   Type struct_value_of(const Type &record, const ast::Expr &at, int depth);
   // `$s.field` of a Struct value: the field's type.
   Type struct_field(const ast::FieldAccess &fa, const Type &value);
+  // The error for reading a float field (`type`: float, double, long double) on its own.
+  void float_field_error(const ast::FieldAccess &fa, const std::string &type);
   // `(int8[])"str"`, `(uint8[8])x`, `(uint64)$bytes`: the same bytes seen another way.
   Type check_array_cast(const ast::Cast &cast, const Type &operand);
   // Assigns a value of type `t` (the checked `value`) to `var`: the first typed assignment
@@ -117,6 +121,8 @@ private:
   // The map of print/clear/zero: null (after reporting) unless `e` is a map without keys.
   const ast::MapRef *action_map(const ast::Expr &e, const std::string &what);
   bool expect_int(const ast::Expr &e, const Type &t, const std::string &what);
+  bool require_probe_kinds(const ast::Call &call, std::initializer_list<ProbeKind> kinds,
+                           const std::string &needs);
   // `e` as a string literal (typed as one), or null after reporting "`what` must be a string
   // literal": formats, separators, filters, names.
   const ast::StrLit *expect_literal(const ast::Expr &e, const std::string &what);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 #include "histogram.h"
 #include "text.h"
@@ -339,6 +340,14 @@ void JsonWriter::benchmark_result(const std::vector<std::string> &names, size_t 
   line(json_object("benchmark_result", "{" + json_string(names[index]) + ": {\"average\": " +
                                            std::to_string(average_ns) + ", \"iters\": " +
                                            std::to_string(iters) + "}}"));
+}
+
+// bpftrace's helper_error object: its fields at the top level, no "data".
+void JsonWriter::helper_error(const HelperError &e) {
+  line("{\"type\": \"helper_error\", \"msg\": " + json_string(strerror(static_cast<int>(-e.retcode))) +
+       ", \"helper\": " + json_string(e.helper) + ", \"retcode\": " + std::to_string(e.retcode) +
+       ", \"filename\": " + json_string(e.file) + ", \"line\": " + std::to_string(e.line) +
+       ", \"col\": " + std::to_string(e.col) + "}");
 }
 
 void JsonWriter::lost_events(uint64_t count) {

@@ -1,6 +1,7 @@
 #include "text.h"
 
 #include <algorithm>
+#include <cstring>
 #include <optional>
 
 #include "histogram.h"
@@ -215,6 +216,12 @@ void TextWriter::benchmark_result(const std::vector<std::string> &names, size_t 
   }
   fprintf(out_, "%-*s%-15llu%llu\n", static_cast<int>(width + 1), names[index].c_str(),
           static_cast<unsigned long long>(average_ns), static_cast<unsigned long long>(iters));
+}
+
+void TextWriter::helper_error(const HelperError &e) {
+  fprintf(stderr, "%s:%u:%u: WARNING: Failed to %s: %s (%lld)\n", e.file.c_str(), e.line, e.col,
+          e.helper.c_str(), strerror(static_cast<int>(-e.retcode)),
+          static_cast<long long>(e.retcode));
 }
 
 void TextWriter::lost_events(uint64_t count) {

@@ -47,6 +47,7 @@ public:
   void exit_maps_begin() override;
   void benchmark_result(const std::vector<std::string> &names, size_t index, uint64_t average_ns,
                         uint64_t iters) override;
+  void helper_error(const HelperError &e) override;
   void lost_events(uint64_t count) override;
   void map_updates_dropped(const std::string &map, uint64_t count, uint64_t max_keys) override;
 

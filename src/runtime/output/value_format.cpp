@@ -183,6 +183,8 @@ std::string format_value(const Type &t, const uint8_t *p) {
   }
   case TypeKind::Struct:
     return format_fields(t, p);
+  case TypeKind::Float:
+    return "null";  // as bpftrace prints a value of a type it cannot hold
   case TypeKind::Bool:
     return load_int(t, p) ? "true" : "false";
   case TypeKind::Int: {

@@ -19,6 +19,15 @@ namespace rbt::output {
 // What a piece of free text is; JSON names it in "type", text ignores it.
 enum class MessageKind { Printf, Time, Cat, Syscall, Join };
 
+// -k: a helper that failed in a probe (a memory read): where in the script, which helper, and
+// its (negative errno) result.
+struct HelperError {
+  std::string file;
+  uint32_t line = 0, col = 0;
+  std::string helper;
+  int64_t retcode = 0;
+};
+
 // The JSON "type" of a message: "printf", "time", "cat", "syscall", "join".
 const char *message_kind_name(MessageKind kind);
 
@@ -38,6 +47,9 @@ public:
   // print(@m, top, div) and the maps at exit: sorts the entries, keeps the last `top`
   // (0 = all) and divides values by `div` (1 = unchanged).
   virtual void map(runtime::MapSnapshot &snapshot, uint64_t top, uint64_t div) = 0;
+  // -k's failed helper (text: "FILE:L:C: WARNING: Failed to HELPER: MSG (RC)" on stderr; JSON:
+  // a helper_error line, as bpftrace).
+  virtual void helper_error(const HelperError &e) = 0;
   // Events the ring buffer dropped since the last report (text: "Lost N events" on stderr).
   virtual void lost_events(uint64_t count) = 0;
   // Updates a full map refused, at exit (text: "rbt: warning: @: N updates dropped, map full
