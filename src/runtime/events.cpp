@@ -337,6 +337,8 @@ void EventReader::run_action(size_t index, const uint8_t *payload) {
       writer_.helper_error(e);
     break;
   }
+  case ActionKind::SkbOutput:
+    break;  // its packets come through their own perf buffer (skb_output.h), not the ring
   }
 }
 
