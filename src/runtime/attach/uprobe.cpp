@@ -81,6 +81,10 @@ Status check_uprobe(const ProbeDesc &probe, const AttachTarget &target) {
   auto elf = ElfFile::open(*path);
   if (!elf)
     return elf.error();
+  // libbpf's USDT attach opens the path itself, and libbpf 1.1 reads no zip archives.
+  if (probe.kind == ProbeKind::Usdt && elf->file_path() != elf->path())
+    return make_error("", "USDT probes inside a zip archive are not supported",
+                      "probe its functions instead: uprobe:\"" + elf->path() + "\":FUNCTION");
   if (probe.kind == ProbeKind::Usdt)
     return check_usdt(probe, *elf);
   if (auto off = uprobe_file_offset(probe, *elf); !off)
@@ -94,6 +98,7 @@ Result<std::vector<Link>> attach_uprobe(const ProbeDesc &probe, bpf_program *pro
   if (!path)
     return path.error();
   Result<uint64_t> offset = probe.offset;  // a flat binary's address is its file offset
+  std::string file = *path;
   if (!probe.func.empty() || !is_flat_binary(*path)) {
     auto elf = ElfFile::open(*path);
     if (!elf)
@@ -101,13 +106,14 @@ Result<std::vector<Link>> attach_uprobe(const ProbeDesc &probe, bpf_program *pro
     offset = uprobe_file_offset(probe, *elf);
     if (!offset)
       return offset.error();
+    file = elf->file_path();  // an archive entry's uprobe goes on the archive itself
   }
   LIBBPF_OPTS(bpf_uprobe_opts, opts);
   opts.retprobe = probe.kind == ProbeKind::Uretprobe;
   opts.func_name = nullptr;  // the offset is already the file offset
   return one_link(
-      [&] { return bpf_program__attach_uprobe_opts(prog, target.pid, path->c_str(), *offset, &opts); },
-      *path + " disappeared while attaching");
+      [&] { return bpf_program__attach_uprobe_opts(prog, target.pid, file.c_str(), *offset, &opts); },
+      file + " disappeared while attaching");
 }
 
 }  // namespace rbt::runtime

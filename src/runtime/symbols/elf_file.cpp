@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "regular_file.h"
+#include "zip_entry.h"
 
 namespace rbt::runtime {
 
@@ -76,10 +77,12 @@ Result<ElfFile> ElfFile::open(const std::string &path) {
   if (!init_libelf())
     return make_error("reading " + path, elf_errmsg(-1));
   ElfFile f;
-  f.path_ = path;
+  f.path_ = f.file_path_ = path;
   f.fd_ = open_regular_file(path);
   if (f.fd_ < 0) {
     int err = errno;
+    if (err == ENOENT && split_archive_path(path))
+      return open_in_archive(path);
     return make_error("reading " + path,
                       err == EINVAL ? "not a regular file (a FIFO, device or socket)"
                                     : strerror(err),
@@ -93,12 +96,41 @@ Result<ElfFile> ElfFile::open(const std::string &path) {
   return f;
 }
 
+Result<ElfFile> ElfFile::open_in_archive(const std::string &path) {
+  auto name = split_archive_path(path);
+  auto entry = find_zip_entry(name->archive, name->entry);
+  if (!entry)
+    return entry.error();
+  ElfFile f;
+  f.path_ = path;
+  f.file_path_ = name->archive;
+  f.base_offset_ = entry->data_offset;
+  int fd = open_regular_file(name->archive);
+  if (fd < 0)
+    return make_error("reading " + name->archive, strerror(errno), {}, errno);
+  f.image_.resize(entry->size);
+  ssize_t n = pread(fd, f.image_.data(), entry->size, static_cast<off_t>(entry->data_offset));
+  close(fd);
+  if (n != static_cast<ssize_t>(entry->size))
+    return make_error("reading " + path, "short read from the archive");
+  f.elf_ = elf_memory(f.image_.data(), f.image_.size());
+  if (!f.elf_ || elf_kind(f.elf_) != ELF_K_ELF)
+    return make_error("reading " + path, "not an ELF file",
+                      "the archive entry must be a binary or a shared library");
+  if (auto s = f.load(); !s)
+    return s.error();
+  return f;
+}
+
 ElfFile::ElfFile(ElfFile &&o) noexcept { *this = std::move(o); }
 
 ElfFile &ElfFile::operator=(ElfFile &&o) noexcept {
   if (this != &o) {
     this->~ElfFile();
     path_ = std::move(o.path_);
+    file_path_ = std::move(o.file_path_);
+    base_offset_ = o.base_offset_;
+    image_ = std::move(o.image_);
     fd_ = std::exchange(o.fd_, -1);
     elf_ = std::exchange(o.elf_, nullptr);
     is64_ = o.is64_;
@@ -131,7 +163,8 @@ Status ElfFile::load() {
     GElf_Phdr ph;
     if (!gelf_getphdr(elf_, static_cast<int>(i), &ph) || ph.p_type != PT_LOAD)
       continue;
-    segments_.push_back({ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz, (ph.p_flags & PF_X) != 0});
+    segments_.push_back({ph.p_vaddr, ph.p_memsz, base_offset_ + ph.p_offset, ph.p_filesz,
+                         (ph.p_flags & PF_X) != 0});
   }
 
   // .symtab is a superset of .dynsym when present, but stripped libraries have only .dynsym;

@@ -38,6 +38,7 @@ bool is_flat_binary(const std::string &path);
 class ElfFile {
 public:
   // Reads the symbol tables (.symtab and .dynsym, deduplicated) and the PT_LOAD segments.
+  // `ARCHIVE!/ENTRY` (no file of that name existing) is a stored entry of a zip archive.
   static Result<ElfFile> open(const std::string &path);
 
   ElfFile(ElfFile &&other) noexcept;
@@ -46,7 +47,12 @@ public:
   ElfFile &operator=(const ElfFile &) = delete;
   ~ElfFile();
 
+  // The name it was opened by (for messages and probe names).
   const std::string &path() const { return path_; }
+  // The file holding the ELF's bytes: path() itself, or the archive of an `ARCHIVE!/ENTRY`.
+  // Segment offsets, and so vaddr_to_offset/offset_to_vaddr, are offsets in this file, which
+  // is what a uprobe attaches to and what /proc/PID/maps shows for a library mapped from a zip.
+  const std::string &file_path() const { return file_path_; }
   // The open libelf handle, for other readers in symbols/ (USDT notes); owned by this object.
   Elf *handle() const { return elf_; }
   bool is_64bit() const { return is64_; }
@@ -78,8 +84,12 @@ public:
 private:
   ElfFile() = default;
   Status load();
+  static Result<ElfFile> open_in_archive(const std::string &path);
 
   std::string path_;
+  std::string file_path_;
+  uint64_t base_offset_ = 0;  // where the ELF starts in file_path_
+  std::vector<char> image_;   // an archive entry's bytes, which elf_ reads from memory
   int fd_ = -1;
   Elf *elf_ = nullptr;
   bool is64_ = true;

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "elf_file.h"
+#include "zip_entry.h"
 
 namespace rbt::runtime {
 
@@ -230,8 +231,14 @@ Result<std::string> resolve_binary(const std::string &name, pid_t pid) {
 
   if (name.find('/') != std::string::npos) {
     std::string path = pid > 0 && name[0] == '/' ? proc_root(pid) + name : name;
-    if (!exists(path))
+    // `ARCHIVE!/ENTRY`: the archive must exist; its entry is looked up when it is read.
+    auto in_archive = exists(path) ? std::nullopt : split_archive_path(path);
+    if (!exists(in_archive ? in_archive->archive : path))
       return make_error("", name + ": no such file", "give the binary's full path", ENOENT);
+    if (in_archive) {  // a missing or compressed entry is the script's mistake: say it here
+      if (auto entry = find_zip_entry(in_archive->archive, in_archive->entry); !entry)
+        return make_error("", name + ": " + entry.error().why, entry.error().hint, entry.error().err);
+    }
     return path;
   }
 

@@ -81,7 +81,7 @@ std::optional<UprobeSite> uprobe_site(const ProbeDesc &probe, pid_t pid) {
   uint64_t size = sym->size ? sym->size : site.offset + kMaxInstruction;
   size = std::min(std::max(size, site.offset + 1), kMaxFunctionBytes);
   auto file_offset = elf->vaddr_to_offset(sym->value);
-  if (!file_offset || !read_code(elf->path(), *file_offset, size, site.code))
+  if (!file_offset || !read_code(elf->file_path(), *file_offset, size, site.code))
     return std::nullopt;
   return site;
 }
