@@ -90,6 +90,9 @@ def main():
     ap.add_argument("--rbt", default=os.path.join(REPO, "build", "rbt"))
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--seconds", type=float, default=3.0)
+    ap.add_argument("--control", action="store_true",
+                    help="with --paired: an A/A control, rstack against rstack (the second named "
+                         "rstack(native) in the output); a fair pairing gives a ratio near 1")
     ap.add_argument("--paired", action="store_true",
                     help="run both programs at once in each round (see paired_round); the "
                          "ratio is the median of the rounds' ratios")
@@ -112,6 +115,8 @@ def main():
             pred = f"/pid == {ruby.pid}/"
             progs = {"rstack": f"profile:hz:999 {pred} {{ @[rstack] = count(); }}",
                      "rstack(native)": f"profile:hz:999 {pred} {{ @[rstack(native)] = count(); }}"}
+            if args.control:
+                progs["rstack(native)"] = progs["rstack"]
             cost = {k: [] for k in progs}
             frames = {k: 0 for k in progs}
             ratios = []
