@@ -111,6 +111,7 @@ int compile_program(const Options &options, cache::CacheEntry &object) {
   cg.filter_pid = options.pid > 0 && options.filter_pid_in_probes;
   cg.pid_from_own_namespace = MachineTypes::in_child_pid_namespace();
   cg.cpu = MachineTypes::bpf_cpu();
+  cg.uprobe_multi = MachineTypes::has_uprobe_multi();
   auto threads = compile_threads();
   if (!threads)
     return fail(threads.error(), options.verbose);

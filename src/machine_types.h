@@ -22,6 +22,9 @@ public:
   sema::Environment environment(const Options &options);
   // The newest BPF instruction set the running kernel takes ("v4" from Linux 6.6, else "v3").
   static std::string bpf_cpu();
+  // Linux 6.6+ (the same release as the v4 instructions): uprobe_multi links
+  // (BPF_TRACE_UPROBE_MULTI), one link for many functions of a binary.
+  static bool has_uprobe_multi() { return bpf_cpu() == "v4"; }
   // The CPUs this process may run on (its affinity mask), for compiling on several threads.
   static unsigned usable_cpus();
   // rbt runs in a pid namespace other than the kernel's initial one (a container, `unshare

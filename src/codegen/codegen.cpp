@@ -1,4 +1,5 @@
 #include "codegen.h"
+#include "uprobe_groups.h"
 
 #include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/DiagnosticPrinter.h>
@@ -86,9 +87,12 @@ Result<std::unique_ptr<ModuleBuild>> lower_script(const ast::Program &program,
     lowering.warn_failed_reads(options.source_name, options.source_text);
   unsigned index = 0;
   for (const ast::Probe *probe : program.probes)
-    for (const ProbeDesc &desc : sema.probes.at(probe)) {
+    for (const auto &group : uprobe_groups(sema.probes.at(probe), options.uprobe_multi)) {
       build->function_probes["probe_" + std::to_string(index)] = probe;
-      lowering.lower_probe(*probe, desc, index++);
+      if (group.size() > 1)
+        lowering.lower_probe(*probe, group, index++);
+      else
+        lowering.lower_probe(*probe, group.front(), index++);
     }
   if (!lowering.error().empty())
     return make_error("generating BPF code", lowering.error());

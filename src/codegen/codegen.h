@@ -24,6 +24,9 @@ struct CodegenOptions {
   // The BPF instruction set: "v4" (Linux 6.6+) stores immediates straight to memory, one
   // instruction where v3 needs two; the driver picks it when the kernel has it.
   std::string cpu = "v3";
+  // The kernel attaches uprobe_multi links (6.6+): a wildcard uprobe's functions in one binary
+  // share one program (uprobe_groups.h).
+  bool uprobe_multi = false;
   // -k: a warning at run time when a probe_read helper fails, naming the script's place.
   bool warn_failed_reads = false;
   std::string source_name = "stdin";  // for those warnings, and BTF line info

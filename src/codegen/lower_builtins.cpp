@@ -186,6 +186,9 @@ llvm::Value *Lowering::lower_ppid(const Builtin &node) {
 }
 
 llvm::Value *Lowering::lower_probe(const Builtin &node) {
+  if (group_)
+    return per_attach_string(type_of(&node).size, "probe",
+                             [](const ProbeDesc &d) { return d.name; });
   llvm::Value *slot = value_slot(type_of(&node).size, "probe");
   b_.store_bytes(slot, probe_->name);
   return slot;
@@ -430,6 +433,10 @@ llvm::Value *Lowering::lower_func(const Builtin &node) {
     b_.CreateStore(b_.call_helper(BPF_FUNC_get_func_ip, b_.getInt64Ty(), {ctx()}), slot);
     return slot;
   }
+  if (group_)
+    return per_attach_string(type_of(&node).size, "func", [](const ProbeDesc &d) {
+      return d.func.substr(d.func.find(':') + 1);
+    });
   llvm::Value *slot = value_slot(type_of(&node).size, "func");
   b_.store_bytes(slot, probe_->func.substr(probe_->func.find(':') + 1));
   return slot;

@@ -57,6 +57,36 @@ llvm::BasicBlock *Lowering::new_block(const char *name) {
   return llvm::BasicBlock::Create(module_.getContext(), name, fn_);
 }
 
+void Lowering::lower_probe(const ast::Probe &probe, const std::vector<ProbeDesc> &group,
+                           unsigned index) {
+  group_ = &group;
+  lower_probe(probe, group.front(), index);
+  group_ = nullptr;
+}
+
+// `probe` and `func` of a group's function: the attach cookie is the desc's index in the group
+// (attach/uprobe_multi.cpp), a switch over it stores that desc's text.
+llvm::Value *Lowering::per_attach_string(uint64_t size, const char *name,
+                                         const std::function<std::string(const ProbeDesc &)> &text) {
+  llvm::Value *slot = value_slot(size, name);
+  llvm::Value *cookie = b_.call_helper(BPF_FUNC_get_attach_cookie, b_.getInt64Ty(), {ctx()});
+  llvm::BasicBlock *done = new_block("cookie_done");
+  llvm::BasicBlock *first = new_block("cookie_0");
+  llvm::SwitchInst *sw = b_.CreateSwitch(cookie, first, static_cast<unsigned>(group_->size()));
+  for (size_t i = 0; i < group_->size(); i++) {
+    llvm::BasicBlock *bb = i == 0 ? first : new_block("cookie_n");
+    if (i > 0)
+      sw->addCase(b_.getInt64(i), bb);
+    b_.SetInsertPoint(bb);
+    b_.zero_bytes(slot, size);
+    std::string t = text((*group_)[i]);
+    b_.store_bytes(slot, std::string_view(t.data(), std::min<size_t>(t.size(), size)));
+    b_.CreateBr(done);
+  }
+  b_.SetInsertPoint(done);
+  return slot;
+}
+
 void Lowering::lower_probe(const ast::Probe &probe, const ProbeDesc &desc, unsigned index) {
   auto &ctx = module_.getContext();
   std::string fn_name = "probe_" + std::to_string(index);
@@ -90,15 +120,18 @@ void Lowering::lower_probe(const ast::Probe &probe, const ProbeDesc &desc, unsig
   // libbpf attaches USDT probes only to objects that carry its spec maps, arguments or not.
   if (desc.kind == ProbeKind::Usdt)
     libraries_.insert("usdt");
-  ProbeDesc recorded = desc;
-  recorded.program = fn_name;
   const SourceRange &where =
       probe.attach_points.empty() ? probe.range : probe.attach_points.front()->range;
-  recorded.line = where.line;
-  recorded.col = where.col;
-  recorded.end_line = where.end_line;
-  recorded.end_col = where.end_col;
-  resources_.add_probe(std::move(recorded));
+  // A group's descs all name this one function: the runtime attaches them with one link.
+  for (const ProbeDesc &member : group_ ? *group_ : std::vector<ProbeDesc>{desc}) {
+    ProbeDesc recorded = member;
+    recorded.program = fn_name;
+    recorded.line = where.line;
+    recorded.col = where.col;
+    recorded.end_line = where.end_line;
+    recorded.end_col = where.end_col;
+    resources_.add_probe(std::move(recorded));
+  }
 
   // -p PID scopes the probes that belong to a process, as bpftrace's manual lists them:
   // uprobes and USDT probes (attached to the process as well; the check here keeps them to it

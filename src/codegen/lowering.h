@@ -8,6 +8,7 @@
 
 #include <llvm/IR/Module.h>
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -26,8 +27,11 @@ public:
   Lowering(llvm::Module &module, DebugInfo &debug_info, Resources &resources,
            const sema::SemaInfo &sema);
 
-  // Emits one BPF function for `probe` as attached at `desc`.
+  // Emits one BPF function for `probe` as attached at `desc`, or at every desc of `group` (a
+  // uprobe_multi group, uprobe_multi.h): then `probe` and `func` are chosen at run time by
+  // the attach cookie, each desc's index in the group.
   void lower_probe(const ast::Probe &probe, const ProbeDesc &desc, unsigned index);
+  void lower_probe(const ast::Probe &probe, const std::vector<ProbeDesc> &group, unsigned index);
   void set_filter_pid(bool on) { filter_pid_ = on; }
   void set_pid_from_own_namespace(bool on) { pid_from_own_namespace_ = on; }
   // Bytes of each function's stack that value slots may take (kStackBudget); past them values
@@ -218,6 +222,10 @@ private:
   llvm::Function *fn_ = nullptr;
   llvm::Value *ctx_ = nullptr;
   const ProbeDesc *probe_ = nullptr;
+  const std::vector<ProbeDesc> *group_ = nullptr;  // a uprobe_multi group, or null
+  // A string constant per member of group_ (probe names, functions), chosen by the attach cookie.
+  llvm::Value *per_attach_string(uint64_t size, const char *name,
+                                  const std::function<std::string(const ProbeDesc &)> &text);
   using VarSlots = std::unordered_map<const sema::VarInfo *, llvm::Value *>;
   VarSlots vars_;
   // A loop body lowered as a callback reaches the variables of the functions around it through

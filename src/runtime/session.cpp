@@ -141,8 +141,20 @@ Session::~Session() {
   g_log = nullptr;
 }
 
+std::map<std::string, std::vector<const ProbeDesc *>> Session::multi_groups() const {
+  std::map<std::string, std::vector<const ProbeDesc *>> by_program, groups;
+  for (const ProbeDesc &p : manifest_.probes)
+    if (p.kind == ProbeKind::Uprobe || p.kind == ProbeKind::Uretprobe)
+      by_program[p.program].push_back(&p);
+  for (auto &[program, descs] : by_program)
+    if (descs.size() > 1)
+      groups.emplace(program, std::move(descs));
+  return groups;
+}
+
 void Session::detach() {
   links_.clear();
+  fd_links_.clear();
   events_.reset();
   lost_.reset();  // points into the object's .bss mapping
   if (options_.timeline)
@@ -198,6 +210,12 @@ Status Session::load(const std::vector<char> &elf) {
   }
   if (calls_trace_printk(obj_))
     mount_debugfs_for_debugf();
+  // A program that serves several probes is a uprobe_multi group's (codegen/uprobe_groups.h):
+  // the kernel attaches it by one link only if it was loaded for that.
+  for (const auto &[program, group] : multi_groups())
+    if (bpf_program *prog = bpf_object__find_program_by_name(obj_, program.c_str()))
+      bpf_program__set_expected_attach_type(prog,
+                                            static_cast<bpf_attach_type>(kUprobeMultiAttachType));
   int loaded = bpf_object__load(obj_);
   for (auto &[prog, buf] : logs) {
     for (auto &p : manifest_.probes)
@@ -408,11 +426,27 @@ Status Session::attach() {
       order.push_back(&*it);
   if (options_.bench)  // only BEGIN, the benchmarks and END run, as in bpftrace's bench mode
     order.clear();
+  const auto groups = multi_groups();
+  std::set<std::string> groups_attached;
   for (const ProbeDesc *probe : order) {
     const ProbeDesc &p = *probe;
     if (p.kind == ProbeKind::Begin || p.kind == ProbeKind::End ||
         p.kind == ProbeKind::SelfSignal || p.kind == ProbeKind::Bench)
       continue;
+    // A group attaches once, with its first desc met, whether or not that one was skipped by
+    // the checks before BEGIN (the link leaves out what cannot be placed).
+    if (auto g = groups.find(p.program); g != groups.end()) {
+      if (!groups_attached.insert(p.program).second)
+        continue;
+      auto link = attach_uprobe_multi(g->second, program_for(p), target,
+                                      [&](const ProbeDesc &d, const Error &e) {
+                                        return skip_missing(d, e);
+                                      });
+      if (!link)
+        return link.error();
+      fd_links_.push_back(std::move(*link));
+      continue;
+    }
     if (skipped_.count(p.name))
       continue;
     auto links = attach_probe(p, program_for(p), target);

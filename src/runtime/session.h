@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -77,7 +78,10 @@ public:
   Status check_output();
   // Says, per map, how many updates were refused because the map was full (max_map_keys).
   void report_dropped_updates();
-  void detach_probes() { links_.clear(); }  // probes stop; maps stay readable
+  void detach_probes() {  // probes stop; maps stay readable
+    links_.clear();
+    fd_links_.clear();
+  }
   void detach();
 
   bool exit_requested() const { return events_ && events_->exit_requested(); }
@@ -105,6 +109,9 @@ private:
   std::unique_ptr<output::Writer> writer_;
   bpf_object *obj_ = nullptr;
   std::vector<Link> links_;
+  std::vector<FdLink> fd_links_;  // uprobe_multi links
+  // The uprobe_multi groups: program name -> its descs, in the order of their attach cookies.
+  std::map<std::string, std::vector<const ProbeDesc *>> multi_groups() const;
   std::unique_ptr<EventReader> events_;
   std::unique_ptr<class LostEvents> lost_;
   std::unique_ptr<SkbOutput> skb_output_;  // skboutput()'s packets, when the script sends any

@@ -20,6 +20,19 @@ struct LinkDeleter {
 };
 using Link = std::unique_ptr<bpf_link, LinkDeleter>;
 
+// A link made without libbpf (libbpf 1.1 has no uprobe_multi): its fd, closed when dropped.
+class FdLink {
+public:
+  explicit FdLink(int fd) : fd_(fd) {}
+  FdLink(FdLink &&o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+  FdLink &operator=(FdLink &&o) noexcept;
+  FdLink(const FdLink &) = delete;
+  ~FdLink();
+
+private:
+  int fd_;
+};
+
 struct AttachTarget {
   pid_t pid = -1;  // -p or the -c child: restricts perf events and uprobes; -1 means all
 };
@@ -43,6 +56,18 @@ Result<std::vector<Link>> attach_perf_event(const ProbeDesc &probe, bpf_program 
                                             const AttachTarget &target);
 Result<std::vector<Link>> attach_uprobe(const ProbeDesc &probe, bpf_program *prog,
                                         const AttachTarget &target);
+// The file a uprobe goes on and its offset there (an archive entry's: the archive's).
+Result<std::pair<std::string, uint64_t>> uprobe_place(const ProbeDesc &probe,
+                                                      const AttachTarget &target);
+// BPF_TRACE_UPROBE_MULTI (Linux 6.6): a uprobe_multi group's program is loaded with it.
+constexpr int kUprobeMultiAttachType = 48;
+// One uprobe_multi link for every desc of a group (codegen/uprobe_groups.h), one binary; the
+// attach cookie of each function is its index in `group` (the program's `probe`/`func`).
+// A function that cannot be placed (a missing symbol) ends the attach unless `skip` says to
+// leave it out (missing_probes = warn|ignore).
+Result<FdLink> attach_uprobe_multi(const std::vector<const ProbeDesc *> &group,
+                                   bpf_program *prog, const AttachTarget &target,
+                                   const std::function<bool(const ProbeDesc &, const Error &)> &skip);
 Result<std::vector<Link>> attach_usdt(const ProbeDesc &probe, bpf_program *prog,
                                       const AttachTarget &target);
 

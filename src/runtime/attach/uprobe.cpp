@@ -92,27 +92,33 @@ Status check_uprobe(const ProbeDesc &probe, const AttachTarget &target) {
   return Ok{};
 }
 
-Result<std::vector<Link>> attach_uprobe(const ProbeDesc &probe, bpf_program *prog,
-                                        const AttachTarget &target) {
+Result<std::pair<std::string, uint64_t>> uprobe_place(const ProbeDesc &probe,
+                                                      const AttachTarget &target) {
   auto path = binary_path(probe, target.pid);
   if (!path)
     return path.error();
-  Result<uint64_t> offset = probe.offset;  // a flat binary's address is its file offset
-  std::string file = *path;
-  if (!probe.func.empty() || !is_flat_binary(*path)) {
-    auto elf = ElfFile::open(*path);
-    if (!elf)
-      return elf.error();
-    offset = uprobe_file_offset(probe, *elf);
-    if (!offset)
-      return offset.error();
-    file = elf->file_path();  // an archive entry's uprobe goes on the archive itself
-  }
+  if (probe.func.empty() && is_flat_binary(*path))
+    return std::pair{*path, probe.offset};  // a flat binary's address is its file offset
+  auto elf = ElfFile::open(*path);
+  if (!elf)
+    return elf.error();
+  auto offset = uprobe_file_offset(probe, *elf);
+  if (!offset)
+    return offset.error();
+  return std::pair{elf->file_path(), *offset};  // an archive entry's goes on the archive itself
+}
+
+Result<std::vector<Link>> attach_uprobe(const ProbeDesc &probe, bpf_program *prog,
+                                        const AttachTarget &target) {
+  auto place = uprobe_place(probe, target);
+  if (!place)
+    return place.error();
+  const auto &[file, offset] = *place;
   LIBBPF_OPTS(bpf_uprobe_opts, opts);
   opts.retprobe = probe.kind == ProbeKind::Uretprobe;
   opts.func_name = nullptr;  // the offset is already the file offset
   return one_link(
-      [&] { return bpf_program__attach_uprobe_opts(prog, target.pid, file.c_str(), *offset, &opts); },
+      [&] { return bpf_program__attach_uprobe_opts(prog, target.pid, file.c_str(), offset, &opts); },
       file + " disappeared while attaching");
 }
 
