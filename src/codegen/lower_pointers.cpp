@@ -34,6 +34,8 @@ llvm::Value *Lowering::lower_unary(const Unary &u) {
   case UnaryOp::BitNot: return b_.CreateNot(v);
   case UnaryOp::Not: return b_.CreateZExt(b_.CreateICmpEQ(v, b_.getInt64(0)), b_.getInt64Ty());
   case UnaryOp::Deref: {
+    if (auto n = sema_.integer_derefs.find(&u); n != sema_.integer_derefs.end())
+      return lower_deref(Type::integer(64, true), v, n->second);
     const Type &p = type_of(u.operand);
     return lower_deref(p.elems[0], v, p.user_space);
   }

@@ -39,6 +39,10 @@ Type TypeChecker::check_unary(const Unary &u) {
     return o;
   switch (u.op) {
   case UnaryOp::Deref:
+    if (o.is_int()) {  // bpftrace reads an int64 there (its tools: loads.bt's *($avenrun + 8))
+      info_.integer_derefs[&u] = probe_reads_user_space();
+      return Type::integer(64, true);
+    }
     if (!o.is_pointer()) {
       diags_.error(u.range, "cannot dereference a value of type " + o.name() + " (not a pointer)");
       return Type::none();

@@ -134,6 +134,9 @@ struct SemaInfo {
   std::unordered_map<const ast::Node *, uint64_t> uaddr_anchors;
   // str($1), str($1 + k): the text they stand for, known when the script compiles.
   std::unordered_map<const ast::Node *, std::string> constant_strings;
+  // `*n` of an integer (bpftrace: the 64-bit value at that address, as `*(int64 *)n`): whether
+  // the address is in user space (the probe reads user memory, probe_reads_user_space).
+  std::unordered_map<const ast::Node *, bool> integer_derefs;
   // percpu_kaddr() calls: the variable, named and typed as the kernel's BTF has it.
   std::unordered_map<const ast::Node *, FieldLayout> percpu_vars;
   // Structs the script defines (`struct foo { ... }`), before the kernel's of the same name.
