@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 namespace rbt::runtime {
@@ -58,6 +59,24 @@ ChildProcess::~ChildProcess() {
     close(go_fd_);
   if (error_fd_ >= 0)
     close(error_fd_);
+}
+
+std::string ChildProcess::executable() const {
+  if (program_.empty() || program_.find('/') != std::string::npos)
+    return program_;
+  const char *path = getenv("PATH");
+  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  for (size_t start = 0; start <= dirs.size();) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos)
+      end = dirs.size();
+    std::string dir = dirs.substr(start, end - start);
+    std::string candidate = (dir.empty() ? "." : dir) + "/" + program_;
+    if (access(candidate.c_str(), X_OK) == 0)
+      return candidate;
+    start = end + 1;
+  }
+  return "";
 }
 
 Status ChildProcess::spawn(const std::string &command) {

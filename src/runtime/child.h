@@ -44,6 +44,10 @@ private:
   bool exited_ = false;
   int status_ = 0;
   std::string program_;
+
+public:
+  // The file the child will exec: its program, found on PATH as execvp finds it ("" if none).
+  std::string executable() const;
   std::function<void(pid_t)> on_exit_;
 };
 

@@ -409,6 +409,8 @@ Status Session::attach() {
   if (ruby_)
     if (auto s = ruby_->attach_discovery(); !s)
       return s;
+  if (ruby_ && !child_.exited() && child_.pid() > 0)
+    ruby_->probe_executable(child_.executable());
   AttachTarget target;
   target.pid = options_.pid;
   // The kernel runs the consumers of one uprobe newest first: uprobes, uretprobes and USDT

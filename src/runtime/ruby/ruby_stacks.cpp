@@ -83,6 +83,11 @@ Status RubyStacks::attach_discovery() {
   return Ok{};
 }
 
+void RubyStacks::probe_executable(const std::string &path) {
+  if (discovery_ && !path.empty())
+    discovery_->binary_for(path);  // -1 for a file that is no Ruby: nothing to do
+}
+
 bool RubyStacks::known_in_bpf(pid_t pid) {
   uint32_t key = static_cast<uint32_t>(pid);
   rbt_ruby_proc proc{};

@@ -30,6 +30,10 @@ public:
   // Before the script's probes: attaches discovery (ruby_discovery.h), so that processes
   // started from now on are found by BPF, and records the Ruby processes already running.
   Status attach_discovery();
+  // The -c command's executable, probed before it runs: a ruby whose interpreter is linked
+  // into it (no libruby) is then known to BPF at its exec, and its first events have stacks
+  // without waiting for user space to meet the file (a short script was over by then).
+  void probe_executable(const std::string &path);
   // Inspects `pid` now (-p): an error when it is not a Ruby rstack supports. With
   // `may_be_early` (a -c child just exec'd) an interpreter not mapped yet is no error: the
   // process is watched and inspected again by poll().
