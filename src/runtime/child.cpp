@@ -1,4 +1,5 @@
 #include "child.h"
+#include "symbols/library_resolver.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -64,19 +65,7 @@ ChildProcess::~ChildProcess() {
 std::string ChildProcess::executable() const {
   if (program_.empty() || program_.find('/') != std::string::npos)
     return program_;
-  const char *path = getenv("PATH");
-  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
-  for (size_t start = 0; start <= dirs.size();) {
-    size_t end = dirs.find(':', start);
-    if (end == std::string::npos)
-      end = dirs.size();
-    std::string dir = dirs.substr(start, end - start);
-    std::string candidate = (dir.empty() ? "." : dir) + "/" + program_;
-    if (access(candidate.c_str(), X_OK) == 0)
-      return candidate;
-    start = end + 1;
-  }
-  return "";
+  return find_program(program_).value_or("");
 }
 
 Status ChildProcess::spawn(const std::string &command) {
