@@ -85,7 +85,10 @@ def run_tool(argv, workload, seconds_after):
                 break
             time.sleep(0.1)
         time.sleep(0.3)
-        subprocess.run(["bash", "-c", workload], timeout=30)
+        # bash by its path: run by name, Python tries every PATH entry in turn, and each failed
+        # execve is an event for execsnoop (16 under CI's PATH), which bpftrace 0.17 printed
+        # with one argv missing, merged into the workload's line.
+        subprocess.run(["/bin/bash", "-c", workload], timeout=30)
         time.sleep(seconds_after)
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGINT)
