@@ -18,11 +18,11 @@ OWN = {"rb_spin": "spin_ruby", "rb_zlib": "squeeze_zlib"}
 def main():
     (rbt, workload), lookup = thread_lookup.parse(sys.argv)
     # System-wide, as a profiler is used: rbt discovers the Ruby process by itself. The
-    # workload outlives rbt's start and its 2 s of sampling; a sanitized rbt
-    # (RBT_TEST_TIMEOUT_SCALE, scripts/sanitize) starts several times slower, and with a fixed
-    # 3 s the workload had ended before rbt sampled it.
+    # workload runs until it is killed after rbt's 2 s of sampling: with a fixed 3 s it had
+    # ended before rbt sampled it, both under a sanitized rbt (several times slower to start)
+    # and under a loaded CI machine (rbt attached 3.4 s after ruby started).
     scale = float(os.environ.get("RBT_TEST_TIMEOUT_SCALE", "1"))
-    ruby = subprocess.Popen(["ruby", workload, str(3 * scale)])
+    ruby = subprocess.Popen(["ruby", workload, str(120 * scale)])
     try:
         run = subprocess.run([rbt, *thread_lookup.rbt_flags(lookup),
                               "-e", PROG + " interval:ms:2000 { exit(); }"],
@@ -37,6 +37,7 @@ def main():
     why = thread_lookup.check(lookup, run.stderr)
     if why:
         print(why)
+        print("rbt's stderr:\n" + run.stderr + "rbt's stdout:\n" + run.stdout[:2000])
         return 1
     # Keys print as "@[comm, " newline, frames, "]: N".
     entries = re.findall(r"@\[(rb_spin|rb_zlib), \n(.*?)\]: (\d+)", run.stdout, re.S)

@@ -15,13 +15,22 @@ def hot_loop(deadline)
   x
 end
 
+# Naps at least once, however late it starts.
 def nap(deadline)
-  sleep 0.02 while Process.clock_gettime(Process::CLOCK_MONOTONIC) < deadline
+  loop do
+    sleep 0.02
+    break if Process.clock_gettime(Process::CLOCK_MONOTONIC) >= deadline
+  end
 end
 
+# The sleeper starts first, and the workers only once it runs: started last, behind two
+# workers holding the GVL on a loaded machine, it got its first turn after the deadline and
+# never slept (seen under load: no thread named sleeper, no OffCPU marker).
 deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + (ARGV[0] || 2).to_f
-threads = 2.times.map do |n|
+started = Queue.new
+threads = [Thread.new { Thread.current.name = "sleeper"; started << true; nap(deadline) }]
+started.pop
+threads += 2.times.map do |n|
   Thread.new { Thread.current.name = "worker-#{n}"; hot_loop(deadline) }
 end
-threads << Thread.new { Thread.current.name = "sleeper"; nap(deadline) }
 threads.each(&:join)
