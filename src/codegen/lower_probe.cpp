@@ -1,6 +1,7 @@
 // One BPF function per attach point: section, context, predicate, body.
 
 #include <cstddef>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -123,7 +124,7 @@ void Lowering::lower_probe(const ast::Probe &probe, const ProbeDesc &desc, unsig
   const SourceRange &where =
       probe.attach_points.empty() ? probe.range : probe.attach_points.front()->range;
   // A group's descs all name this one function: the runtime attaches them with one link.
-  for (const ProbeDesc &member : group_ ? *group_ : std::vector<ProbeDesc>{desc}) {
+  for (const ProbeDesc &member : group_ ? std::span(*group_) : std::span(&desc, 1)) {
     ProbeDesc recorded = member;
     recorded.program = fn_name;
     recorded.line = where.line;

@@ -36,6 +36,8 @@ public:
   // Called once the command is about to exit, while its memory is still there (set before
   // release()).
   void on_exit(std::function<void(pid_t)> callback) { on_exit_ = std::move(callback); }
+  // The file the child will exec: its program, found on PATH as execvp finds it ("" if none).
+  std::string executable() const;
 
 private:
   pid_t pid_ = -1;
@@ -44,10 +46,6 @@ private:
   bool exited_ = false;
   int status_ = 0;
   std::string program_;
-
-public:
-  // The file the child will exec: its program, found on PATH as execvp finds it ("" if none).
-  std::string executable() const;
   std::function<void(pid_t)> on_exit_;
 };
 
